@@ -1,0 +1,86 @@
+// `nodeaudit score RESULT.json --profile NAME`: re-score a stored result for a (possibly other)
+// workload, with an optional run cost. Prints the assessment; --out writes the result document with
+// this assessment in it.
+#include <cmath>
+#include <iostream>
+#include <memory>
+
+#include "../errors.hpp"
+#include "../result.hpp"
+#include "../score/score.hpp"
+#include "commands.hpp"
+
+namespace nodeaudit::cli {
+
+namespace {
+
+struct ScoreOptions {
+  std::string result_path;
+  std::string profile;
+  std::string price_per_hour;
+  std::string storage_cost;
+  std::string transfer_cost;
+  std::string ops_cost;
+  std::string format = "table";
+  std::string out;
+};
+
+// A money amount as typed; empty stays unset.
+std::optional<double> parse_amount(const std::string& option, const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  std::size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || !std::isfinite(value) || value < 0)
+    throw UsageError(option + " " + text, "expected a non-negative number in any currency (12, 12.5)");
+  return value;
+}
+
+score::CostOptions cost_options(const ScoreOptions& o) {
+  score::CostOptions cost;
+  cost.price_per_hour = parse_amount("--price-per-hour", o.price_per_hour);
+  cost.storage_cost = parse_amount("--storage-cost", o.storage_cost).value_or(0);
+  cost.transfer_cost = parse_amount("--transfer-cost", o.transfer_cost).value_or(0);
+  cost.ops_cost = parse_amount("--ops-cost", o.ops_cost).value_or(0);
+  const bool extras = cost.storage_cost > 0 || cost.transfer_cost > 0 || cost.ops_cost > 0;
+  if (extras && !cost.price_per_hour)
+    throw UsageError("--storage-cost/--transfer-cost/--ops-cost", "need --price-per-hour to price the run");
+  return cost;
+}
+
+int run_score(const ScoreOptions& o) {
+  if (o.format != "table" && o.format != "json") throw UsageError("--format " + o.format, "expected table or json");
+  const score::CostOptions cost = cost_options(o);
+  const score::Profile profile = score::load_profile(o.profile);
+  nlohmann::json result = load_result_file(o.result_path);
+  const nlohmann::json assessment = score::assess(profile, result, cost);
+  if (!o.out.empty()) {
+    result["profile"] = profile.name;
+    result["assessment"] = assessment;
+    write_file_atomic(o.out, result.dump(2) + "\n", true);
+  }
+  std::cout << (o.format == "json" ? assessment.dump(2) + "\n" : score::render_assessment(assessment));
+  return score::exit_code_for(assessment);
+}
+
+}  // namespace
+
+void add_score_command(CLI::App& root, Action& action) {
+  CLI::App* cmd = root.add_subcommand("score", "Score a stored result for a workload profile: bottleneck, verdict, cost");
+  auto o = std::make_shared<ScoreOptions>();
+  cmd->add_option("result", o->result_path, "Result file (nodeaudit.result/1 JSON)")->required();
+  cmd->add_option("--profile", o->profile, "Workload profile NAME (see `nodeaudit profiles list`) or FILE.toml")->required();
+  cmd->add_option("--price-per-hour", o->price_per_hour, "Hourly price of the node, to cost one target run");
+  cmd->add_option("--storage-cost", o->storage_cost, "Storage cost per run (same currency)");
+  cmd->add_option("--transfer-cost", o->transfer_cost, "Data transfer cost per run");
+  cmd->add_option("--ops-cost", o->ops_cost, "Operations cost per run");
+  cmd->add_option("--format", o->format, "table or json")->capture_default_str();
+  cmd->add_option("--out", o->out, "Also write the result document with this assessment to FILE (must not exist)");
+  cmd->callback([&action, o] { action = [o] { return run_score(*o); }; });
+}
+
+}  // namespace nodeaudit::cli

@@ -1,0 +1,120 @@
+// profile x result -> assessment document. Pure: everything is computed from the two inputs.
+#include <fmt/format.h>
+
+#include "model.hpp"
+#include "score.hpp"
+#include "verdict.hpp"
+
+namespace nodeaudit::score {
+
+using nlohmann::json;
+
+namespace {
+
+json step_json(const NodeModel& node) {
+  const StepModel& step = node.step;
+  json out{{"samples_per_gpu", node.shape.samples_per_gpu}, {"samples_per_node", node.shape.samples_per_node}};
+  if (step.not_judged) {
+    out["not_judged"] = *step.not_judged;
+    return out;
+  }
+  out.update({{"time_s", step.step_s},
+              {"gpu_busy_s", step.gpu_busy_s},
+              {"exposed_comm_s", step.exposed_comm_s},
+              {"loader_s", step.loader_s},
+              {"gpu_utilization", step.utilization},
+              {"exposed_comm_share", step.exposed_comm_share},
+              {"data_wait_share", step.data_wait_share},
+              {"samples_per_s", step.samples_per_s},
+              {"unmeasured", step.unmeasured}});
+  if (step.tokens_per_s > 0) out["tokens_per_s"] = step.tokens_per_s;
+  return out;
+}
+
+json memory_json(const MemoryFit& memory) {
+  json out{{"model_state_bytes", memory.model_state_bytes},
+           {"activation_bytes", memory.activation_bytes},
+           {"peak_bytes", memory.peak_bytes}};
+  if (memory.not_judged) {
+    out["not_judged"] = *memory.not_judged;
+    return out;
+  }
+  out.update({{"usable_bytes", memory.usable_bytes},
+              {"metric", memory.metric},
+              {"peak_share", memory.ratio()},
+              {"headroom_pct", memory.headroom_pct()}});
+  return out;
+}
+
+json host_json(const HostFit& host) {
+  json out = json::object();
+  if (host.ram_not_judged) out["ram_not_judged"] = *host.ram_not_judged;
+  else
+    out.update({{"ram_total_bytes", host.ram_total_bytes},
+                {"gpu_memory_total_bytes", host.gpu_memory_total_bytes},
+                {"ram_to_gpu_memory", host.ram_total_bytes / host.gpu_memory_total_bytes}});
+  if (host.cores_not_judged) out["cores_not_judged"] = *host.cores_not_judged;
+  else out.update({{"cpu_cores", host.cores}, {"cpu_cores_per_gpu", host.cores_per_gpu}});
+  return out;
+}
+
+json uniformity_json(const Uniformity& uniformity) {
+  if (uniformity.not_judged) return {{"not_judged", *uniformity.not_judged}};
+  json per_gpu = json::object();
+  for (const auto& [gpu, value] : uniformity.per_gpu) per_gpu[gpu] = value;
+  return {{"metric", uniformity.metric}, {"spread", uniformity.spread}, {"per_gpu", per_gpu}};
+}
+
+json checkpoint_json(const CheckpointCost& checkpoint) {
+  if (!checkpoint.needed) return nullptr;
+  if (checkpoint.not_judged) return {{"not_judged", *checkpoint.not_judged}};
+  return {{"write_s", checkpoint.write_s}, {"wall_share", checkpoint.wall_share}, {"metric", checkpoint.metric}};
+}
+
+// price x predicted hours (+ the synchronous checkpoint stalls) + extras.
+json cost_json(const Profile& profile, const NodeModel& node, const CostOptions& options) {
+  if (!options.price_per_hour) return nullptr;
+  const auto samples = profile.target_run_samples();
+  if (node.step.not_judged) return {{"not_judged", *node.step.not_judged}};
+  if (!samples) return {{"not_judged", "the profile gives no target run length"}};
+  const double hours = *samples / node.step.samples_per_s / 3600 * (1 + node.checkpoint.wall_share);
+  const bool tokens = profile.training.target_tokens.has_value();
+  const RunCost cost = run_cost(options, hours, tokens ? *profile.training.target_tokens : *samples, tokens ? "tokens" : "samples");
+  json out = to_json(cost, options);
+  if (node.checkpoint.needed && node.checkpoint.not_judged) out["note"] = "checkpoint stalls not included (" + *node.checkpoint.not_judged + ")";
+  return out;
+}
+
+}  // namespace
+
+json assess(const Profile& profile, const json& result, const CostOptions& options) {
+  const NodeModel node = build_model(profile, result);
+  json resources = json::array();
+  for (const Stage& stage : node.stages) resources.push_back(to_json(stage, node.step.not_judged ? 0 : node.step.step_s));
+  json rules = json::array();
+  const std::vector<Rule> judged = judge_rules(profile, node);
+  for (const Rule& rule : judged) rules.push_back(to_json(rule));
+  return {{"profile", profile.name},
+          {"profile_path", profile.source_path},
+          {"category", to_string(profile.category)},
+          {"gpus", node.shape.gpus},
+          {"step", step_json(node)},
+          {"resources", resources},
+          {"memory", memory_json(node.memory)},
+          {"host", host_json(node.host)},
+          {"uniformity", uniformity_json(node.uniformity)},
+          {"checkpoint", checkpoint_json(node.checkpoint)},
+          {"rules", rules},
+          {"overall", overall_verdict(judged)},
+          {"bottleneck", bottleneck(profile, node)},
+          {"upgrade", upgrade_advice(profile, node)},
+          {"cost", cost_json(profile, node, options)}};
+}
+
+int exit_code_for(const json& assessment) {
+  const bool failed = assessment.contains("overall") && assessment["overall"].is_object() &&
+                      assessment["overall"].value("verdict", "") == "FAIL";
+  return failed ? 1 : 0;
+}
+
+}  // namespace nodeaudit::score

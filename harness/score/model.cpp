@@ -1,0 +1,152 @@
+#include "model.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace nodeaudit::score {
+
+using nlohmann::json;
+
+const Stage* NodeModel::stage(const std::string& resource) const {
+  for (const Stage& candidate : stages)
+    if (candidate.resource == resource) return &candidate;
+  return nullptr;
+}
+
+namespace {
+
+// Loader stages overlap compute; exposed communication does not.
+StepModel predict_step(const Profile& profile, const NodeModel& node) {
+  StepModel step;
+  const Stage& compute = *node.stage("compute");
+  if (!compute.judged()) {
+    step.not_judged = "compute not measured (" + compute.not_judged.value_or("") + ")";
+    return step;
+  }
+  step.gpu_busy_s = compute.time_s;
+  for (const Stage& stage : node.stages) {
+    if (!stage.needed || stage.resource == "compute") continue;
+    if (!stage.judged()) {
+      step.unmeasured.push_back(fmt::format("{} ({})", stage.resource, *stage.not_judged));
+      continue;
+    }
+    if (stage.resource == "gpu_memory_bandwidth") step.gpu_busy_s = std::max(step.gpu_busy_s, stage.time_s);
+    else if (stage.resource == "communication") step.exposed_comm_s = stage.exposed_time_s;
+    else if (stage.time_s > step.loader_s) {
+      step.loader_s = stage.time_s;
+      step.loader_resource = stage.resource;
+    }
+  }
+  const double gpu_side_s = step.gpu_busy_s + step.exposed_comm_s;
+  step.step_s = std::max(gpu_side_s, step.loader_s);
+  step.utilization = step.gpu_busy_s / step.step_s;
+  step.exposed_comm_share = step.exposed_comm_s / step.step_s;
+  step.data_wait_share = std::max(0.0, step.loader_s - gpu_side_s) / step.step_s;
+  step.samples_per_s = node.shape.samples_per_node / step.step_s;
+  step.tokens_per_s = step.samples_per_s * profile.model.tokens_per_sample.value_or(0);
+  return step;
+}
+
+// weights + gradients + optimizer state (divided across the node's GPUs when fully sharded) + activations.
+MemoryFit fit_memory(const Profile& profile, const json& result, const StepShape& shape) {
+  MemoryFit fit;
+  const double shards = profile.training.sharding == Sharding::full ? std::max(shape.gpus, 1) : 1;
+  fit.model_state_bytes = profile.model_state_bytes() / shards;
+  fit.activation_bytes = profile.model.activation_bytes_per_sample * profile.training.micro_batch_per_gpu;
+  fit.peak_bytes = fit.model_state_bytes + fit.activation_bytes;
+  const ProbeState probe = probe_state(result, "gpu.memory-capacity");
+  if (!probe.measured()) {
+    fit.not_judged = probe.why;
+    return fit;
+  }
+  const auto usable = slowest_gpu(*probe.probe, "gpu.memory-capacity", "usable_bytes", {});
+  if (!usable || usable->value <= 0) {
+    fit.not_judged = "gpu.memory-capacity has no usable_bytes metric";
+    return fit;
+  }
+  fit.usable_bytes = usable->value;
+  fit.metric = usable->source;
+  return fit;
+}
+
+HostFit fit_host(const EnvFigures& env) {
+  HostFit host;
+  host.gpu_memory_total_bytes = env.gpu_memory_total_bytes;
+  const std::string no_gpus = "no GPUs in env.gpus" + (env.gpu_status.empty() ? "" : " (" + env.gpu_status + ")");
+  if (!env.ram_total_bytes) host.ram_not_judged = "env.host.ram_total_bytes not recorded";
+  else if (env.gpus == 0 || env.gpu_memory_total_bytes <= 0) host.ram_not_judged = no_gpus;
+  else host.ram_total_bytes = *env.ram_total_bytes;
+  if (!env.cores) host.cores_not_judged = "env.host.cores not recorded";
+  else if (env.gpus == 0) host.cores_not_judged = no_gpus;
+  else {
+    host.cores = *env.cores;
+    host.cores_per_gpu = *env.cores / env.gpus;
+  }
+  return host;
+}
+
+Uniformity gpu_uniformity(const Profile& profile, const json& result) {
+  Uniformity uniformity;
+  const ProbeState probe = probe_state(result, "gpu.gemm");
+  if (!probe.measured()) {
+    uniformity.not_judged = probe.why;
+    return uniformity;
+  }
+  const LabelFilter filter{{"dtype", profile.model.dtype}};
+  uniformity.per_gpu = per_gpu_medians(*probe.probe, "tflops", filter);
+  uniformity.metric = "gpu.gemm tflops" + describe_filter(filter) + " median per GPU";
+  if (uniformity.per_gpu.empty()) {
+    uniformity.not_judged = "gpu.gemm has no tflops" + describe_filter(filter) + " metric";
+    return uniformity;
+  }
+  double lowest = uniformity.per_gpu.front().second, highest = lowest;
+  for (const auto& [gpu, tflops] : uniformity.per_gpu) {
+    lowest = std::min(lowest, tflops);
+    highest = std::max(highest, tflops);
+  }
+  uniformity.spread = highest > 0 ? (highest - lowest) / highest : 0;
+  return uniformity;
+}
+
+CheckpointCost checkpoint_cost(const Profile& profile, const json& result) {
+  CheckpointCost cost;
+  cost.needed = profile.training.checkpoint_bytes > 0;
+  if (!cost.needed) return cost;
+  const ProbeState probe = probe_state(result, "storage.checkpoint");
+  if (!probe.measured()) {
+    cost.not_judged = probe.why;
+    return cost;
+  }
+  const auto write = best_series(*probe.probe, "storage.checkpoint", "write_bandwidth", {});
+  if (!write || write->value <= 0) {
+    cost.not_judged = "storage.checkpoint has no write_bandwidth metric";
+    return cost;
+  }
+  cost.metric = write->source;
+  cost.write_s = profile.training.checkpoint_bytes / (write->value * 1e9);
+  cost.wall_share = cost.write_s / profile.training.checkpoint_interval_s;
+  return cost;
+}
+
+}  // namespace
+
+NodeModel build_model(const Profile& profile, const json& result) {
+  NodeModel node;
+  const EnvFigures env = env_figures(result);
+  node.shape = step_shape(profile, env);
+  node.stages.push_back(compute_stage(profile, result, node.shape));
+  node.stages.push_back(gpu_memory_bandwidth_stage(profile, result, node.shape));
+  node.stages.push_back(storage_stage(profile, result, node.shape, env));
+  node.stages.push_back(cpu_decode_stage(profile, result, node.shape, env));
+  node.stages.push_back(host_to_device_stage(profile, result, node.shape));
+  node.stages.push_back(communication_stage(profile, result, node.shape));
+  node.step = predict_step(profile, node);
+  node.memory = fit_memory(profile, result, node.shape);
+  node.host = fit_host(env);
+  node.uniformity = gpu_uniformity(profile, result);
+  node.checkpoint = checkpoint_cost(profile, result);
+  return node;
+}
+
+}  // namespace nodeaudit::score

@@ -1,0 +1,78 @@
+// The node as the balance model sees it for one profile: the stages, the predicted step, memory fit,
+// host sizing, GPU uniformity and checkpoint cost. Computed once by build_model; the rules, the
+// bottleneck sentence and the JSON are all read from it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "profile.hpp"
+#include "stages.hpp"
+
+namespace nodeaudit::score {
+
+struct StepModel {
+  std::optional<std::string> not_judged;  // the step cannot be predicted (compute not measured)
+  double gpu_busy_s = 0;      // max(compute, GPU-memory traffic)
+  double exposed_comm_s = 0;  // communication not hidden behind compute
+  double loader_s = 0;        // slowest of storage, CPU decode, host-to-device (they overlap compute)
+  std::string loader_resource;
+  double step_s = 0;          // max(gpu_busy + exposed_comm, loader)
+  double utilization = 0;     // gpu_busy / step
+  double exposed_comm_share = 0;
+  double data_wait_share = 0;  // max(0, loader - (gpu_busy + exposed_comm)) / step
+  std::vector<std::string> unmeasured;  // "storage (storage.dataset skipped: ...)": assumed to keep up
+  double samples_per_s = 0;  // node
+  double tokens_per_s = 0;   // node, when the profile counts tokens
+};
+
+struct MemoryFit {
+  std::optional<std::string> not_judged;
+  double model_state_bytes = 0;  // per GPU, after sharding
+  double activation_bytes = 0;   // per GPU: activation_bytes_per_sample x micro-batch
+  double peak_bytes = 0;
+  double usable_bytes = 0;
+  std::string metric;
+  double ratio() const { return usable_bytes > 0 ? peak_bytes / usable_bytes : 0; }
+  double headroom_pct() const { return usable_bytes > 0 ? (usable_bytes - peak_bytes) / usable_bytes * 100 : 0; }
+};
+
+struct HostFit {
+  std::optional<std::string> ram_not_judged;
+  double ram_total_bytes = 0;
+  double gpu_memory_total_bytes = 0;
+  std::optional<std::string> cores_not_judged;
+  double cores = 0;
+  double cores_per_gpu = 0;
+};
+
+struct Uniformity {
+  std::optional<std::string> not_judged;
+  double spread = 0;  // (max - min) / max of the per-GPU GEMM medians
+  std::string metric;
+  std::vector<std::pair<std::string, double>> per_gpu;
+};
+
+struct CheckpointCost {
+  bool needed = false;
+  std::optional<std::string> not_judged;
+  double write_s = 0;      // one checkpoint at the measured write bandwidth
+  double wall_share = 0;   // write_s / interval: added to the run's wall time (synchronous save)
+  std::string metric;
+};
+
+struct NodeModel {
+  StepShape shape;
+  std::vector<Stage> stages;
+  StepModel step;
+  MemoryFit memory;
+  HostFit host;
+  Uniformity uniformity;
+  CheckpointCost checkpoint;
+  const Stage* stage(const std::string& resource) const;
+};
+
+NodeModel build_model(const Profile& profile, const nlohmann::json& result);
+
+}  // namespace nodeaudit::score

@@ -1,0 +1,258 @@
+// One function per resource of the balance model (shared/ARCHITECTURE.md, "The balance model").
+// Each takes the profile's demand per step and divides it by the capacity measured in the result.
+#include "stages.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace nodeaudit::score {
+
+using nlohmann::json;
+
+namespace {
+
+Stage make_stage(std::string resource, std::string demand_unit, std::string capacity_unit) {
+  Stage stage;
+  stage.resource = std::move(resource);
+  stage.demand_unit = std::move(demand_unit);
+  stage.capacity_unit = std::move(capacity_unit);
+  return stage;
+}
+
+Stage not_measured(Stage stage, std::string why) {
+  stage.not_judged = std::move(why);
+  return stage;
+}
+
+std::string missing_metric(const std::string& id, const std::string& name, const LabelFilter& filter) {
+  return fmt::format("{} has no {}{} metric", id, name, describe_filter(filter));
+}
+
+}  // namespace
+
+StepShape step_shape(const Profile& profile, const EnvFigures& env) {
+  StepShape shape;
+  shape.gpus = env.gpus;
+  shape.samples_per_gpu = profile.samples_per_step_per_gpu();
+  shape.samples_per_node = shape.samples_per_gpu * std::max(env.gpus, 1);
+  return shape;
+}
+
+// step FLOPs / (measured GEMM rate for the dtype x model efficiency), slowest GPU.
+Stage compute_stage(const Profile& profile, const json& result, const StepShape& shape) {
+  Stage stage = make_stage("compute", "TFLOP per GPU", "TFLOP/s");
+  stage.demand = shape.samples_per_gpu * profile.flops_per_sample() / 1e12;
+  const ProbeState probe = probe_state(result, "gpu.gemm");
+  if (!probe.measured()) return not_measured(stage, probe.why);
+  const LabelFilter filter{{"dtype", profile.model.dtype}};
+  const auto gemm = slowest_gpu(*probe.probe, "gpu.gemm", "tflops", filter);
+  if (!gemm || gemm->value <= 0) return not_measured(stage, missing_metric("gpu.gemm", "tflops", filter));
+  stage.capacity = gemm->value;
+  stage.capacity_metric = gemm->source;
+  stage.time_s = stage.demand / (gemm->value * profile.training.model_efficiency);
+  stage.note = fmt::format("at {:.0f}% model efficiency: {:.1f} TFLOP/s achieved", profile.training.model_efficiency * 100,
+                           gemm->value * profile.training.model_efficiency);
+  return stage;
+}
+
+// Bytes of GPU memory traffic not hidden behind GEMMs (decode-phase inference) / measured copy bandwidth.
+Stage gpu_memory_bandwidth_stage(const Profile& profile, const json& result, const StepShape& shape) {
+  Stage stage = make_stage("gpu_memory_bandwidth", "GB per GPU", "GB/s");
+  stage.demand = shape.samples_per_gpu * profile.model.memory_traffic_bytes_per_sample / 1e9;
+  if (profile.model.memory_traffic_bytes_per_sample <= 0) {
+    stage.needed = false;
+    stage.note = "not modelled (memory_traffic_bytes_per_sample = 0): GEMMs hide memory traffic";
+    return stage;
+  }
+  const ProbeState probe = probe_state(result, "gpu.memory-bandwidth");
+  if (!probe.measured()) return not_measured(stage, probe.why);
+  const LabelFilter filter{{"kernel", "copy"}};
+  const auto bandwidth = slowest_gpu(*probe.probe, "gpu.memory-bandwidth", "bandwidth", filter);
+  if (!bandwidth || bandwidth->value <= 0) return not_measured(stage, missing_metric("gpu.memory-bandwidth", "bandwidth", filter));
+  stage.capacity = bandwidth->value;
+  stage.capacity_metric = bandwidth->source;
+  stage.time_s = stage.demand / bandwidth->value;
+  return stage;
+}
+
+namespace {
+
+// Page cache when the dataset fits in free host memory, storage otherwise; falls back to the other
+// kind (with a note) when only that one was measured.
+std::optional<Figure> storage_figure(const json& probe, const std::string& id, const std::string& name,
+                                     LabelFilter filter, bool fits_in_ram, std::string& note) {
+  filter["cache"] = fits_in_ram ? "page" : "none";
+  if (auto figure = best_series(probe, id, name, filter)) return figure;
+  filter.erase("cache");
+  auto figure = best_series(probe, id, name, filter);
+  if (figure) {
+    const std::string cache = figure->labels.value("cache", "");
+    if (fits_in_ram && cache != "page") note = "dataset fits in free RAM but no page-cache figure was measured; storage rate used";
+    if (!fits_in_ram && cache == "page") note = "only a page-cache figure was measured; the dataset does not fit in free RAM, so storage may be slower";
+  }
+  return figure;
+}
+
+}  // namespace
+
+Stage storage_stage(const Profile& profile, const json& result, const StepShape& shape, const EnvFigures& env) {
+  Stage stage = make_stage("storage", "GB per node", "GB/s");
+  const double sample_bytes = profile.data.sample_bytes;
+  stage.demand = shape.samples_per_node * sample_bytes / 1e9;
+  const bool fits = env.ram_available_bytes && profile.data.dataset_bytes <= *env.ram_available_bytes;
+  const bool sequential = profile.data.access == AccessPattern::sequential_shards;
+  const std::string id = sequential ? "storage.read" : "storage.dataset";
+  const ProbeState probe = probe_state(result, id);
+  if (!probe.measured()) return not_measured(stage, probe.why);
+  if (sequential) {
+    const auto bandwidth = storage_figure(*probe.probe, id, "bandwidth", {{"pattern", "seq"}}, fits, stage.note);
+    if (!bandwidth || bandwidth->value <= 0) return not_measured(stage, missing_metric(id, "bandwidth", {{"pattern", "seq"}}));
+    stage.capacity = stage.capacity_gbps = bandwidth->value;
+    stage.capacity_metric = bandwidth->source;
+    stage.time_s = stage.demand / bandwidth->value;
+    return stage;
+  }
+  const auto rate = storage_figure(*probe.probe, id, "samples_per_s", {}, fits, stage.note);
+  if (!rate || rate->value <= 0) return not_measured(stage, missing_metric(id, "samples_per_s", {}));
+  stage.demand = shape.samples_per_node;
+  stage.demand_unit = "samples per node";
+  stage.capacity = rate->value;
+  stage.capacity_unit = "samples/s";
+  stage.capacity_metric = rate->source;
+  stage.capacity_gbps = rate->value * sample_bytes / 1e9;
+  stage.time_s = shape.samples_per_node / rate->value;
+  if (const auto knee = best_series(*probe.probe, id, "knee_workers", {})) stage.knee_workers = knee->value;
+  return stage;
+}
+
+// samples per step / decode rate of the cores available to one GPU.
+Stage cpu_decode_stage(const Profile& profile, const json& result, const StepShape& shape, const EnvFigures& env) {
+  Stage stage = make_stage("cpu_decode", "images per GPU", "images/s per GPU");
+  stage.demand = shape.samples_per_gpu;
+  if (profile.data.decode == DecodeKind::none) {
+    stage.needed = false;
+    stage.note = "no CPU decode (decode = none)";
+    return stage;
+  }
+  const ProbeState probe = probe_state(result, "host.decode");
+  if (!probe.measured()) return not_measured(stage, probe.why);
+  if (const auto per_gpu = best_series(*probe.probe, "host.decode", "images_per_s_per_gpu", {{"stage", "full"}})) {
+    stage.capacity = per_gpu->value;
+    stage.capacity_metric = per_gpu->source;
+  } else if (const auto per_core = best_series(*probe.probe, "host.decode", "images_per_s_per_core", {{"stage", "full"}});
+             per_core && env.cores && shape.gpus > 0) {
+    const double cores_per_gpu = *env.cores / shape.gpus;
+    stage.capacity = per_core->value * cores_per_gpu;
+    stage.capacity_metric = fmt::format("{} x {:.1f} cores per GPU", per_core->source, cores_per_gpu);
+  } else {
+    return not_measured(stage, shape.gpus > 0 ? missing_metric("host.decode", "images_per_s_per_gpu", {{"stage", "full"}})
+                                              : "host.decode: no GPUs to share the cores among");
+  }
+  if (stage.capacity <= 0) return not_measured(stage, "host.decode measured 0 images/s");
+  stage.time_s = stage.demand / stage.capacity;
+  return stage;
+}
+
+// bytes per step / pinned H2D rate with all GPUs copying at once, slowest GPU.
+Stage host_to_device_stage(const Profile& profile, const json& result, const StepShape& shape) {
+  Stage stage = make_stage("host_to_device", "GB per GPU", "GB/s per GPU");
+  stage.demand = shape.samples_per_gpu * profile.data.device_bytes_per_sample / 1e9;
+  if (profile.data.device_bytes_per_sample <= 0) {
+    stage.needed = false;
+    stage.note = "no host-to-device copies (device_bytes_per_sample = 0)";
+    return stage;
+  }
+  const ProbeState probe = probe_state(result, "gpu.pcie");
+  if (!probe.measured()) return not_measured(stage, probe.why);
+  LabelFilter filter{{"memory", "pinned"}, {"mode", "concurrent"}};
+  auto bandwidth = slowest_gpu(*probe.probe, "gpu.pcie", "h2d_bandwidth", filter);
+  if (!bandwidth) {
+    filter["mode"] = "single";
+    bandwidth = slowest_gpu(*probe.probe, "gpu.pcie", "h2d_bandwidth", filter);
+    if (bandwidth) stage.note = "no concurrent-copy figure; one-GPU-at-a-time rate used (optimistic)";
+  }
+  if (!bandwidth || bandwidth->value <= 0) return not_measured(stage, missing_metric("gpu.pcie", "h2d_bandwidth", filter));
+  stage.capacity = bandwidth->value;
+  stage.capacity_metric = bandwidth->source;
+  stage.time_s = stage.demand / bandwidth->value;
+  return stage;
+}
+
+namespace {
+
+// The all-reduce series measured at the message size nearest (in ratio) to `bytes`, among the runs
+// over `gpus` GPUs when the result labels them.
+const json* nearest_allreduce(const json& probe, double bytes, int gpus) {
+  auto series = select_metrics(probe, "busbw", {{"gpus", std::to_string(gpus)}});
+  if (series.empty()) series = select_metrics(probe, "busbw", {});
+  const json* nearest = nullptr;
+  double best_distance = 0;
+  for (const json* metric : series) {
+    const std::string size = label_of(*metric, "size");
+    double size_bytes = 0;
+    try {
+      size_bytes = std::stod(size);
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (size_bytes <= 0) continue;
+    const double distance = std::fabs(std::log(size_bytes / bytes));
+    if (!nearest || distance < best_distance) {
+      nearest = metric;
+      best_distance = distance;
+    }
+  }
+  return nearest;
+}
+
+}  // namespace
+
+// gradient bytes x bus factor / all-reduce bus bandwidth at that size; the profile's overlap share
+// is hidden behind compute. Full sharding moves 1.5x an all-reduce per micro-batch (all-gather of the
+// weights for forward and backward, reduce-scatter of the gradients), at about all-reduce busbw.
+Stage communication_stage(const Profile& profile, const json& result, const StepShape& shape) {
+  Stage stage = make_stage("communication", "GB on the bus per GPU", "GB/s busbw");
+  const double gradient_bytes = profile.gradient_bytes();
+  if (shape.gpus == 0) return not_measured(stage, "no GPUs in env.gpus");
+  if (shape.gpus == 1 || gradient_bytes <= 0) {
+    stage.needed = false;
+    stage.note = shape.gpus == 1 ? "one GPU: no gradient all-reduce" : "no trainable parameters: no gradient all-reduce";
+    return stage;
+  }
+  const double gpus = shape.gpus;
+  const double collectives = profile.training.sharding == Sharding::full ? 1.5 * profile.training.gradient_accumulation : 1.0;
+  stage.demand = gradient_bytes * 2 * (gpus - 1) / gpus * collectives / 1e9;
+  const ProbeState probe = probe_state(result, "comm.allreduce");
+  if (!probe.measured()) return not_measured(stage, probe.why);
+  const json* nearest = nearest_allreduce(*probe.probe, gradient_bytes, shape.gpus);
+  if (!nearest || metric_median(*nearest) <= 0) return not_measured(stage, "comm.allreduce has no busbw [size] metric");
+  stage.capacity = metric_median(*nearest);
+  stage.capacity_metric = fmt::format("comm.allreduce busbw [size={}, gpus={}] median (nearest to {:.0f} MB of gradients)",
+                                      label_of(*nearest, "size"), label_of(*nearest, "gpus"), gradient_bytes / 1e6);
+  stage.time_s = stage.demand / stage.capacity;
+  stage.exposed_time_s = stage.time_s * (1 - profile.training.comm_overlap);
+  stage.note = fmt::format("{:.0f}% overlapped with compute", profile.training.comm_overlap * 100);
+  return stage;
+}
+
+json to_json(const Stage& stage, double step_time_s) {
+  json out{{"resource", stage.resource}, {"needed", stage.needed}};
+  out["demand"] = {{"value", stage.demand}, {"unit", stage.demand_unit}};
+  if (!stage.note.empty()) out["note"] = stage.note;
+  if (!stage.needed) return out;
+  if (stage.not_judged) {
+    out["not_judged"] = *stage.not_judged;
+    return out;
+  }
+  out["capacity"] = {{"value", stage.capacity}, {"unit", stage.capacity_unit}, {"metric", stage.capacity_metric}};
+  out["time_per_step_s"] = stage.time_s;
+  if (stage.resource == "communication") out["exposed_time_per_step_s"] = stage.exposed_time_s;
+  if (step_time_s > 0)
+    out["share_of_step"] = (stage.resource == "communication" ? stage.exposed_time_s : stage.time_s) / step_time_s;
+  if (stage.knee_workers) out["knee_workers"] = *stage.knee_workers;
+  return out;
+}
+
+}  // namespace nodeaudit::score

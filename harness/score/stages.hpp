@@ -1,0 +1,50 @@
+// The balance model's per-resource figures: for each resource, what one step demands, the measured
+// capacity it is divided by (and which metric that was), and the time it takes per step. A stage
+// whose capacity was not measured carries the reason instead of a time.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "profile.hpp"
+#include "result_view.hpp"
+
+namespace nodeaudit::score {
+
+struct Stage {
+  std::string resource;  // compute, gpu_memory_bandwidth, storage, cpu_decode, host_to_device, communication
+  bool needed = true;    // false: the workload does not use it (the note says why)
+  std::optional<std::string> not_judged;  // set when needed but not measured
+  std::string note;
+  double demand = 0;  // amount per step
+  std::string demand_unit;
+  double capacity = 0;
+  std::string capacity_unit;
+  std::string capacity_metric;
+  double time_s = 0;          // per step, at the measured capacity
+  double exposed_time_s = 0;  // communication only: not hidden behind compute
+  double capacity_gbps = 0;   // storage: the capacity expressed in GB/s, for the bottleneck sentence
+  std::optional<double> knee_workers;  // storage.dataset's worker knee, when measured
+  bool judged() const { return needed && !not_judged; }
+};
+
+// The workload as the node runs it: GPU count, samples per step.
+struct StepShape {
+  int gpus = 0;            // from env.gpus (0: no GPU found)
+  int samples_per_gpu = 0;
+  int samples_per_node = 0;  // samples_per_gpu x max(gpus, 1)
+};
+StepShape step_shape(const Profile& profile, const EnvFigures& env);
+
+Stage compute_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape);
+Stage gpu_memory_bandwidth_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape);
+Stage storage_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape, const EnvFigures& env);
+Stage cpu_decode_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape, const EnvFigures& env);
+Stage host_to_device_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape);
+Stage communication_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape);
+
+nlohmann::json to_json(const Stage& stage, double step_time_s);
+
+}  // namespace nodeaudit::score
