@@ -1,0 +1,27 @@
+// `nodeaudit list`: every probe with its description, whether this build can run it, and its needs.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "../registry.hpp"
+#include "commands.hpp"
+
+namespace nodeaudit::cli {
+
+void add_list_command(CLI::App& root, Action& action) {
+  CLI::App* list = root.add_subcommand("list", "List every probe: id, description, built or why not, needs");
+  list->callback([&action] {
+    action = [] {
+      for (const ProbeSpec* s : probe_registry().all()) {
+        if (s->id.rfind("test.", 0) == 0) continue;
+        std::string needs;
+        for (Need n : s->needs) needs += (needs.empty() ? "" : ",") + to_string(n);
+        const std::string built = s->body ? "built" : "not built (" + s->not_built_reason.value_or("?") + ")";
+        std::cout << fmt::format("{:<24} {:<32} needs: {:<14} {}\n", s->id, built, needs.empty() ? "-" : needs, s->description);
+      }
+      return exit_ok;
+    };
+  });
+}
+
+}  // namespace nodeaudit::cli

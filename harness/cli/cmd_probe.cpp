@@ -1,0 +1,91 @@
+// `nodeaudit probe ID [--PARAM VALUE ..]`: runs one probe in this process. Each registered probe is
+// a subcommand whose options come from its ParamSpecs, so `nodeaudit probe storage.read --help`
+// lists exactly its parameters. `run` re-executes this command as the isolated child.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "../env.hpp"
+#include "../errors.hpp"
+#include "../nvml.hpp"
+#include "../registry.hpp"
+#include "../result.hpp"
+#include "../runner.hpp"
+#include "../table.hpp"
+#include "commands.hpp"
+#include "common.hpp"
+
+namespace nodeaudit::cli {
+namespace {
+
+struct ProbeInvocation {
+  CommonOptions common;
+  std::map<std::string, std::string> texts;  // parameter name -> text as typed
+  std::map<std::string, CLI::Option*> options;
+  std::string child_out;  // internal: where the child writes its entry for `run`
+  std::string settings_json;
+  double deadline_s = 0;
+};
+
+std::string param_help(const ParamSpec& p) {
+  const auto& d = p.default_by_level;
+  const std::string defaults = (d[0] == d[1] && d[1] == d[2]) ? d[1] : fmt::format("quick {}, standard {}, soak {}", d[0], d[1], d[2]);
+  return fmt::format("{} ({}; default {})", p.help, describe_accepted(p), defaults.empty() ? "none" : defaults);
+}
+
+int execute(const ProbeSpec& spec, ProbeInvocation& inv) {
+  std::map<std::string, std::string> given;
+  for (const auto& [name, opt] : inv.options)
+    if (opt->count() > 0) given[name] = inv.texts[name];
+  const bool child = !inv.child_out.empty();
+  RunSettings settings;
+  std::unique_ptr<Nvml> nvml;
+  if (child) {
+    settings = RunSettings::from_json(nlohmann::json::parse(inv.settings_json));
+  } else {
+    nvml = std::make_unique<Nvml>();
+    settings = make_settings(inv.common, nvml->device_count(), nvml->why_unavailable());
+  }
+  const ParamValues params = resolve_params(spec.params, given, settings.level);
+  std::string out_path;
+  if (!child && !inv.common.out.empty()) out_path = resolve_out_path(inv.common.out, "results", host_name());
+  const std::atomic<bool>& cancel = install_interrupt_handler();
+  const double deadline_s = inv.deadline_s > 0 ? inv.deadline_s : probe_deadline_s(spec, params, settings.level);
+  nlohmann::json entry = run_probe_in_process(spec, params, settings, cancel, deadline_s);
+  if (child) {
+    write_file_atomic(inv.child_out, entry.dump(), false);
+    return exit_ok;
+  }
+  entry["telemetry"] = nlohmann::json::object();
+  nlohmann::json doc = new_result_document(to_string(settings.level), "", {"nodeaudit", "probe", spec.id},
+                                           collect_env(settings.data_dir, *nvml));
+  doc["probes"].push_back(entry);
+  doc["finished_at"] = utc_now_iso8601();
+  if (!out_path.empty()) write_file_atomic(out_path, doc.dump(2) + "\n", true);
+  if (inv.common.format == "json") std::cout << doc.dump(2) << "\n";
+  else std::cout << render_probe(entry);
+  if (!out_path.empty() && inv.common.format != "json") std::cout << "result written to " << out_path << "\n";
+  const Status status = parse_status(entry["status"]);
+  if (status == Status::interrupted) return exit_interrupted;
+  return status == Status::ok || status == Status::skipped ? exit_ok : exit_fail;
+}
+
+}  // namespace
+
+void add_probe_command(CLI::App& root, Action& action) {
+  CLI::App* probe = root.add_subcommand("probe", "Run one probe; every probe parameter is an option (probe ID --help)");
+  probe->require_subcommand(1);
+  for (const ProbeSpec* spec : probe_registry().all()) {
+    CLI::App* sub = probe->add_subcommand(spec->id, spec->description);
+    auto inv = std::make_shared<ProbeInvocation>();
+    add_common_options(*sub, inv->common);
+    sub->add_option("--child-out", inv->child_out)->group("");
+    sub->add_option("--settings", inv->settings_json)->group("");
+    sub->add_option("--deadline-s", inv->deadline_s)->group("");
+    for (const ParamSpec& p : spec->params) inv->options[p.name] = sub->add_option("--" + p.name, inv->texts[p.name], param_help(p));
+    sub->callback([&action, spec, inv] { action = [spec, inv] { return execute(*spec, *inv); }; });
+  }
+}
+
+}  // namespace nodeaudit::cli

@@ -1,0 +1,125 @@
+// `nodeaudit run`: plan the probes, fingerprint the node, run each probe isolated under a deadline,
+// rewrite the result file after every probe, print the table, and exit with the run's verdict.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "../env.hpp"
+#include "../errors.hpp"
+#include "../nvml.hpp"
+#include "../registry.hpp"
+#include "../result.hpp"
+#include "../runner.hpp"
+#include "../table.hpp"
+#include "commands.hpp"
+#include "common.hpp"
+#include "run_hooks.hpp"
+
+namespace nodeaudit::cli {
+namespace {
+
+struct RunInvocation {
+  CommonOptions common;
+  std::string only, skip;
+  std::string telemetry_out;
+  std::vector<std::string> argv;
+  RunExtras extras;
+};
+
+std::vector<const ProbeSpec*> plan_probes(const RunInvocation& inv) {
+  const ProbeRegistry& registry = probe_registry();
+  std::vector<std::string> ids;
+  if (inv.only.empty()) {
+    for (const ProbeSpec* s : registry.all())
+      if (s->id.rfind("test.", 0) != 0) ids.push_back(s->id);  // test-only probes run only when named
+  } else {
+    ids = registry.match(inv.only);
+  }
+  std::vector<std::string> skipped = inv.skip.empty() ? std::vector<std::string>{} : registry.match(inv.skip);
+  std::vector<const ProbeSpec*> plan;
+  for (const auto& id : ids)
+    if (std::find(skipped.begin(), skipped.end(), id) == skipped.end()) plan.push_back(registry.find(id));
+  if (plan.empty()) throw UsageError("--only/--skip", "leave no probe to run");
+  return plan;
+}
+
+// A live line on a TTY (rewritten in place), nothing per tick otherwise.
+ProgressFn progress_printer(bool tty, const std::string& id, std::size_t index, std::size_t total) {
+  if (!tty) return {};
+  return [=](double elapsed_s, double deadline_s) {
+    std::fprintf(stderr, "\r[%zu/%zu] %-26s %7.1f s (deadline %.0f s)  ", index, total, id.c_str(), elapsed_s, deadline_s);
+    std::fflush(stderr);
+  };
+}
+
+int finish_code(const nlohmann::json& doc, bool interrupted, int assessment_code) {
+  if (interrupted) return exit_interrupted;
+  for (const auto& p : doc["probes"]) {
+    const std::string status = p.value("status", "");
+    if (status == "failed" || status == "crashed" || status == "timeout") return exit_fail;
+  }
+  return assessment_code;
+}
+
+int execute(RunInvocation& inv) {
+  const std::vector<const ProbeSpec*> plan = plan_probes(inv);
+  Nvml nvml;
+  const RunSettings settings = make_settings(inv.common, nvml.device_count(), nvml.why_unavailable());
+  RunSettings run_settings = settings;
+  run_settings.profile_path = prepare_profile(inv.common.profile, inv.extras);
+  const std::string out_path = resolve_out_path(inv.common.out, "results", host_name());
+  const bool json_out = inv.common.format == "json";
+  const bool tty = stdout_is_tty() && !json_out;
+  std::FILE* log = json_out ? stderr : stdout;
+
+  nlohmann::json doc = new_result_document(to_string(settings.level), inv.common.profile, inv.argv,
+                                           collect_env(settings.data_dir, nvml));
+  if (!json_out) std::fputs(render_env(doc["env"]).c_str(), log);
+  write_file_atomic(out_path, doc.dump(2) + "\n", true);  // claims the name; later writes replace it
+
+  const std::atomic<bool>& interrupt = install_interrupt_handler();
+  IsolationOptions iso{self_exe_path(), run_settings, &nvml, 0.5, inv.telemetry_out, 5.0};
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const ProbeSpec& spec = *plan[i];
+    if (interrupt.load()) {
+      doc["probes"].push_back(probe_entry(spec.id, Outcome{Status::interrupted, "not started: the run was interrupted"},
+                                          nlohmann::json::object(), 0, {}, {}, nlohmann::json::object()));
+      continue;
+    }
+    if (!tty) std::fprintf(stderr, "[%zu/%zu] %s ...\n", i + 1, plan.size(), spec.id.c_str());
+    nlohmann::json entry = run_probe_isolated(spec, probe_params_for(spec, inv.extras, run_settings), iso, interrupt,
+                                              progress_printer(tty, spec.id, i + 1, plan.size()));
+    if (tty) std::fputs("\r\033[K", stderr);
+    if (!json_out) std::fputs(render_probe(entry).c_str(), log);
+    doc["probes"].push_back(std::move(entry));
+    write_file_atomic(out_path, doc.dump(2) + "\n", false);
+  }
+  doc["finished_at"] = utc_now_iso8601();
+  const int assessment_code = assess_run(doc, inv.extras, log, json_out);
+  write_file_atomic(out_path, doc.dump(2) + "\n", false);
+  write_run_side_outputs(doc, inv.extras);
+  if (json_out) std::cout << doc.dump(2) << "\n";
+  else std::fputs(("\n" + render_result_table(doc) + "result written to " + out_path + "\n").c_str(), log);
+  return finish_code(doc, interrupt.load(), assessment_code);
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& root, Action& action) {
+  CLI::App* run = root.add_subcommand("run", "Run the audit: every built probe (or --only), isolated, into one result file");
+  auto inv = std::make_shared<RunInvocation>();
+  add_common_options(*run, inv->common);
+  run->add_option("--profile", inv->common.profile, "Workload profile NAME or FILE to plan and score for");
+  run->add_option("--only", inv->only, "Comma-separated probe ids or globs to run, e.g. 'gpu.*,storage.read'");
+  run->add_option("--skip", inv->skip, "Comma-separated probe ids or globs to leave out");
+  run->add_option("--telemetry-out", inv->telemetry_out, "Also keep the telemetry series as CSV in this file");
+  add_run_extras(*run, inv->extras);
+  run->callback([&action, inv] {
+    inv->argv = own_command_line();
+    action = [inv] { return execute(*inv); };
+  });
+}
+
+}  // namespace nodeaudit::cli

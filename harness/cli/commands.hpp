@@ -1,0 +1,28 @@
+// Each `nodeaudit` subcommand lives in its own file and adds itself to the root app with one of
+// these functions. A subcommand's parse callback stores what to do in `action`; main runs it after
+// parsing and uses its return value as the exit code (0 done, 1 FAIL / failed probe or regression,
+// 2 bad usage or input, 130 interrupted). Bad input is thrown as UsageError and printed by main.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace nodeaudit::cli {
+
+using Action = std::function<int()>;
+
+void add_run_command(CLI::App& root, Action& action);
+void add_probe_command(CLI::App& root, Action& action);
+void add_list_command(CLI::App& root, Action& action);
+void add_env_command(CLI::App& root, Action& action);
+void add_score_command(CLI::App& root, Action& action);     // harness/cli/cmd_score.cpp
+void add_profiles_command(CLI::App& root, Action& action);  // harness/cli/cmd_profiles.cpp
+
+// Exit codes, in one place.
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_fail = 1;
+inline constexpr int exit_usage = 2;
+inline constexpr int exit_interrupted = 130;
+
+}  // namespace nodeaudit::cli

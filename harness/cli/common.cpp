@@ -1,0 +1,132 @@
+#include "common.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "../errors.hpp"
+#include "../result.hpp"
+
+namespace nodeaudit::cli {
+
+void add_common_options(CLI::App& app, CommonOptions& o) {
+  app.add_option("--level", o.level, "How long each probe runs: quick, standard or soak")->capture_default_str();
+  app.add_option("--gpus", o.gpus, "GPU indices to use, e.g. 0,1 (default: all)");
+  app.add_option("--data-dir", o.data_dir, "Directory on the storage under test, for probes that need files");
+  app.add_option("--repetitions", o.repetitions, "Timed repetitions per measurement (overrides the level's)");
+  app.add_flag("--keep-data", o.keep_data, "Keep generated data sets for the next run");
+  app.add_option("--format", o.format, "Output: table or json")->capture_default_str();
+  app.add_option("--out", o.out, "Result file or directory");
+}
+
+namespace {
+
+std::vector<int> parse_gpu_list(const std::string& text, int gpus_on_node, const std::string& why_no_gpu) {
+  std::vector<int> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    int index = -1;
+    try {
+      std::size_t used = 0;
+      index = std::stoi(item, &used);
+      if (used != item.size()) index = -1;
+    } catch (const std::exception&) {
+      index = -1;
+    }
+    if (index < 0) throw UsageError("--gpus " + text, "expected comma-separated GPU indices such as 0,1");
+    if (index >= gpus_on_node) {
+      const std::string have = gpus_on_node == 0 ? "this node has no GPU (" + why_no_gpu + ")"
+                                                 : fmt::format("this node has GPUs 0-{}", gpus_on_node - 1);
+      throw UsageError(fmt::format("--gpus {}", text), fmt::format("GPU {} does not exist; {}", index, have));
+    }
+    out.push_back(index);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+RunSettings make_settings(const CommonOptions& o, int gpus_on_node, const std::string& why_no_gpu) {
+  RunSettings s;
+  s.level = parse_level(o.level);
+  if (o.format != "table" && o.format != "json") throw UsageError("--format " + o.format, "expected table or json");
+  if (!o.repetitions.empty()) {
+    int n = 0;
+    try {
+      std::size_t used = 0;
+      n = std::stoi(o.repetitions, &used);
+      if (used != o.repetitions.size()) n = 0;
+    } catch (const std::exception&) {
+      n = 0;
+    }
+    if (n < 1 || n > 1000000) throw UsageError("--repetitions " + o.repetitions, "must be a whole number from 1 to 1000000");
+    s.repetitions = n;
+  }
+  if (!o.gpus.empty()) s.gpus = parse_gpu_list(o.gpus, gpus_on_node, why_no_gpu);
+  if (!o.data_dir.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(o.data_dir, ec))
+      throw UsageError("--data-dir " + o.data_dir, "is not an existing directory");
+    s.data_dir = std::filesystem::absolute(o.data_dir).lexically_normal().string();
+  }
+  s.keep_data = o.keep_data;
+  return s;
+}
+
+std::string resolve_out_path(const std::string& out, const std::string& default_dir, const std::string& host) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (out.empty()) {
+    fs::create_directories(default_dir, ec);
+    if (ec) throw UsageError(default_dir, "cannot create the results directory: " + ec.message());
+    return (fs::path(default_dir) / default_result_name(host)).string();
+  }
+  if (fs::is_directory(out, ec)) return (fs::path(out) / default_result_name(host)).string();
+  if (out.back() == '/') throw UsageError("--out " + out, "directory does not exist");
+  const fs::path parent = fs::path(out).has_parent_path() ? fs::path(out).parent_path() : fs::path(".");
+  if (!fs::is_directory(parent, ec))
+    throw UsageError("--out " + out, "directory " + parent.string() + " does not exist; give an existing directory");
+  if (fs::exists(out, ec)) throw UsageError("--out " + out, "already exists; nodeaudit never overwrites a file");
+  return out;
+}
+
+std::string self_exe_path() {
+  std::error_code ec;
+  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("nodeaudit") : p.string();
+}
+
+namespace {
+std::atomic<bool> interrupt_flag{false};
+extern "C" void on_interrupt(int) { interrupt_flag.store(true); }
+}  // namespace
+
+const std::atomic<bool>& install_interrupt_handler() {
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  return interrupt_flag;
+}
+
+bool stdout_is_tty() { return isatty(STDOUT_FILENO) != 0; }
+
+std::vector<std::string> own_command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  std::string arg;
+  while (std::getline(in, arg, '\0')) args.push_back(arg);
+  if (!args.empty()) args.front() = std::filesystem::path(args.front()).filename().string();
+  return args;
+}
+
+}  // namespace nodeaudit::cli

@@ -1,0 +1,55 @@
+// The `nodeaudit` entry point: parse, run the chosen command, and turn user errors into one line
+// `nodeaudit: <what>: <why>` with exit code 2.
+#include <cstring>
+#include <iostream>
+
+#include "../errors.hpp"
+#include "../registry.hpp"
+#include "../version.hpp"
+#include "commands.hpp"
+
+namespace {
+
+// CLI11 would call an unknown probe id "not expected"; say what it is and what exists instead.
+void check_probe_id(int argc, char** argv) {
+  if (argc < 3 || std::strcmp(argv[1], "probe") != 0 || argv[2][0] == '-') return;
+  if (nodeaudit::probe_registry().find(argv[2]) != nullptr) return;
+  std::string ids;
+  for (const auto* s : nodeaudit::probe_registry().all()) ids += (ids.empty() ? "" : ", ") + s->id;
+  throw nodeaudit::UsageError(std::string("probe '") + argv[2] + "'", "unknown probe id; known: " + ids);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace nodeaudit;
+  CLI::App app{"nodeaudit: audit a GPU training server and say whether it is balanced for a workload"};
+  app.set_version_flag("--version", version_string() + " (" + git_commit() + ")");
+  app.require_subcommand(1);
+  cli::Action action;
+  cli::add_run_command(app, action);
+  cli::add_probe_command(app, action);
+  cli::add_list_command(app, action);
+  cli::add_env_command(app, action);
+#ifdef NODEAUDIT_HAVE_SCORE_COMMANDS
+  cli::add_score_command(app, action);
+  cli::add_profiles_command(app, action);
+#endif
+  try {
+    check_probe_id(argc, argv);
+    app.parse(argc, argv);
+    return action ? action() : cli::exit_ok;
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "nodeaudit: " << e.what() << " (see nodeaudit --help)\n";
+    return cli::exit_usage;
+  } catch (const UsageError& e) {
+    std::cerr << "nodeaudit: " << e.what() << "\n";
+    return cli::exit_usage;
+  }
+}

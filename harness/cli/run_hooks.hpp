@@ -1,0 +1,35 @@
+// What `run` does beyond measuring: the profile it plans and scores for, the assessment at the
+// end, and side outputs (Prometheus textfile). Kept apart so cmd_run.cpp stays about running.
+#pragma once
+
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "../context.hpp"
+#include "../probe.hpp"
+
+namespace nodeaudit::cli {
+
+struct RunExtras {
+  std::string price_per_hour;  // --price-per-hour, text as typed
+  std::string prometheus;      // --prometheus FILE
+  nlohmann::json profile;      // the loaded profile as JSON (empty when none)
+};
+
+void add_run_extras(CLI::App& run, RunExtras& extras);
+// Loads and checks the profile before any probe runs, so a bad profile costs no measuring time.
+// Returns the resolved profile file path ("" when no profile).
+std::string prepare_profile(const std::string& name_or_path, RunExtras& extras);
+// Parameter texts a profile implies for a probe (sample size of the data set, ...).
+std::map<std::string, std::string> probe_params_for(const ProbeSpec& spec, const RunExtras& extras,
+                                                    const RunSettings& settings);
+// Scores the finished run when a profile was given; stores doc["assessment"], prints it unless
+// json_out; returns the exit code the verdict implies (1 on FAIL).
+int assess_run(nlohmann::json& doc, const RunExtras& extras, std::FILE* log, bool json_out);
+void write_run_side_outputs(const nlohmann::json& doc, const RunExtras& extras);
+
+}  // namespace nodeaudit::cli

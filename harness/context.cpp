@@ -1,0 +1,89 @@
+#include "context.hpp"
+
+#include <algorithm>
+
+namespace nodeaudit {
+
+nlohmann::json RunSettings::to_json() const {
+  nlohmann::json j;
+  j["level"] = to_string(level);
+  j["gpus"] = gpus ? nlohmann::json(*gpus) : nlohmann::json(nullptr);
+  j["data_dir"] = data_dir;
+  j["profile_path"] = profile_path;
+  j["repetitions"] = repetitions ? nlohmann::json(*repetitions) : nlohmann::json(nullptr);
+  j["keep_data"] = keep_data;
+  return j;
+}
+
+RunSettings RunSettings::from_json(const nlohmann::json& j) {
+  RunSettings s;
+  s.level = parse_level(j.at("level").get<std::string>());
+  if (!j.at("gpus").is_null()) s.gpus = j.at("gpus").get<std::vector<int>>();
+  s.data_dir = j.at("data_dir").get<std::string>();
+  s.profile_path = j.at("profile_path").get<std::string>();
+  if (!j.at("repetitions").is_null()) s.repetitions = j.at("repetitions").get<int>();
+  s.keep_data = j.at("keep_data").get<bool>();
+  return s;
+}
+
+RepeatPolicy default_policy(Level level) {
+  RepeatPolicy p;
+  switch (level) {
+    case Level::quick:
+      p.warmup = 1, p.min_repetitions = 5, p.budget_s = 1.0;
+      break;
+    case Level::standard:
+      p.warmup = 2, p.min_repetitions = 10, p.budget_s = 5.0;
+      break;
+    case Level::soak:
+      p.warmup = 3, p.min_repetitions = 30, p.budget_s = 60.0, p.max_repetitions = 100000;
+      break;
+  }
+  return p;
+}
+
+ProbeContext::ProbeContext(ParamValues params, RunSettings settings, const std::atomic<bool>* cancel_flag,
+                           std::chrono::steady_clock::time_point deadline)
+    : params_(std::move(params)), settings_(std::move(settings)), cancel_flag_(cancel_flag), deadline_(deadline) {}
+
+bool ProbeContext::cancelled() const { return cancel_flag_ != nullptr && cancel_flag_->load(); }
+
+double ProbeContext::seconds_left() const {
+  return std::chrono::duration<double>(deadline_ - std::chrono::steady_clock::now()).count();
+}
+
+// Stop a little before the hard deadline so the probe can still write what it measured.
+bool ProbeContext::should_stop() const { return cancelled() || seconds_left() < 2.0; }
+
+RepeatPolicy ProbeContext::policy() const {
+  RepeatPolicy p = default_policy(settings_.level);
+  if (settings_.repetitions) {
+    p.min_repetitions = *settings_.repetitions;
+    p.max_repetitions = *settings_.repetitions;
+  }
+  return p;
+}
+
+Measurement ProbeContext::repeat(const RepeatPolicy& policy, const std::function<Work()>& body) const {
+  return run_repetitions(policy, body, [this] { return should_stop(); });
+}
+
+void ProbeContext::add_rate(const std::string& name, RateKind kind, const Measurement& m, Labels labels) {
+  add_metric(Metric{name, rate_unit(kind), Better::higher, std::move(labels), rate_samples(m, kind)});
+}
+
+void ProbeContext::add_metric(Metric metric) {
+  if (metric.samples.empty()) return;  // nothing measured, nothing printed
+  metrics_.push_back(std::move(metric));
+}
+
+void ProbeContext::add_value(const std::string& name, const std::string& metric_unit, Better better, double value,
+                             Labels labels) {
+  add_metric(Metric{name, metric_unit, better, std::move(labels), {value}});
+}
+
+void ProbeContext::add_finding(Severity severity, std::string code, std::string message) {
+  findings_.push_back(Finding{severity, std::move(code), std::move(message)});
+}
+
+}  // namespace nodeaudit

@@ -1,0 +1,76 @@
+// ProbeContext: everything a probe body may use, passed explicitly (no global state).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "level.hpp"
+#include "measure.hpp"
+#include "metric.hpp"
+#include "param.hpp"
+
+namespace nodeaudit {
+
+// Run-wide choices that every probe may read.
+struct RunSettings {
+  Level level = Level::quick;
+  std::optional<std::vector<int>> gpus;  // --gpus; empty optional = all GPUs
+  std::string data_dir;                  // --data-dir; empty = none given
+  std::string profile_path;              // resolved profile file, empty = none
+  std::optional<int> repetitions;        // --repetitions overrides min/max repetitions
+  bool keep_data = false;                // --keep-data
+
+  nlohmann::json to_json() const;
+  static RunSettings from_json(const nlohmann::json& j);
+};
+
+// The level's default repetition policy (quick: short budget, standard: longer, soak: long).
+RepeatPolicy default_policy(Level level);
+
+class ProbeContext {
+ public:
+  ProbeContext(ParamValues params, RunSettings settings, const std::atomic<bool>* cancel_flag,
+               std::chrono::steady_clock::time_point deadline);
+
+  const ParamValues& params() const { return params_; }
+  const RunSettings& settings() const { return settings_; }
+  Level level() const { return settings_.level; }
+
+  // True once Ctrl-C arrived or the deadline is near; long loops poll it and return early.
+  bool should_stop() const;
+  bool cancelled() const;
+  double seconds_left() const;
+
+  // The level's policy, with --repetitions applied.
+  RepeatPolicy policy() const;
+  Measurement repeat(const RepeatPolicy& policy, const std::function<Work()>& body) const;
+
+  // Records a metric whose samples are the per-repetition rates of `m`.
+  void add_rate(const std::string& name, RateKind kind, const Measurement& m, Labels labels = {});
+  void add_metric(Metric metric);
+  // A single figure (n = 1): knee_workers, usable_bytes, ...
+  void add_value(const std::string& name, const std::string& unit, Better better, double value, Labels labels = {});
+  void add_finding(Severity severity, std::string code, std::string message);
+  // Structured facts that are not figures ("best_shape", "filesystem").
+  nlohmann::json& info() { return info_; }
+
+  const std::vector<Metric>& metrics() const { return metrics_; }
+  const std::vector<Finding>& findings() const { return findings_; }
+  const nlohmann::json& info() const { return info_; }
+
+ private:
+  ParamValues params_;
+  RunSettings settings_;
+  const std::atomic<bool>* cancel_flag_;
+  std::chrono::steady_clock::time_point deadline_;
+  std::vector<Metric> metrics_;
+  std::vector<Finding> findings_;
+  nlohmann::json info_ = nlohmann::json::object();
+};
+
+}  // namespace nodeaudit

@@ -1,0 +1,226 @@
+#include "nvml.hpp"
+
+#include <dlfcn.h>
+
+#include <fmt/format.h>
+
+namespace nodeaudit {
+namespace {
+
+// ABI of the few NVML entry points used (stable across driver releases).
+using nvmlReturn_t = int;
+using nvmlDevice_t = struct nvmlDevice_st*;
+constexpr nvmlReturn_t nvml_success = 0;
+struct nvmlPciInfo_t {
+  char busIdLegacy[16];
+  unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
+  char busId[32];
+};
+struct nvmlMemory_t {
+  unsigned long long total, free, used;
+};
+struct nvmlUtilization_t {
+  unsigned gpu, memory;
+};
+constexpr int temperature_gpu = 0;
+constexpr int clock_sm = 1, clock_mem = 2;
+constexpr int ecc_uncorrected = 1, ecc_volatile = 0;
+constexpr int pcie_tx = 0, pcie_rx = 1;
+
+template <typename Fn>
+Fn load(void* lib, const char* name) {
+  return reinterpret_cast<Fn>(dlsym(lib, name));
+}
+
+}  // namespace
+
+struct Nvml::Api {
+  void* lib = nullptr;
+  nvmlReturn_t (*init)() = nullptr;
+  nvmlReturn_t (*shutdown)() = nullptr;
+  const char* (*error_string)(nvmlReturn_t) = nullptr;
+  nvmlReturn_t (*count)(unsigned*) = nullptr;
+  nvmlReturn_t (*handle)(unsigned, nvmlDevice_t*) = nullptr;
+  nvmlReturn_t (*name)(nvmlDevice_t, char*, unsigned) = nullptr;
+  nvmlReturn_t (*uuid)(nvmlDevice_t, char*, unsigned) = nullptr;
+  nvmlReturn_t (*serial)(nvmlDevice_t, char*, unsigned) = nullptr;
+  nvmlReturn_t (*pci)(nvmlDevice_t, nvmlPciInfo_t*) = nullptr;
+  nvmlReturn_t (*memory)(nvmlDevice_t, nvmlMemory_t*) = nullptr;
+  nvmlReturn_t (*driver)(char*, unsigned) = nullptr;
+  nvmlReturn_t (*cuda_driver)(int*) = nullptr;
+  nvmlReturn_t (*numa)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*gen_cur)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*gen_max)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*width_cur)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*width_max)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*persistence)(nvmlDevice_t, int*) = nullptr;
+  nvmlReturn_t (*ecc_mode)(nvmlDevice_t, int*, int*) = nullptr;
+  nvmlReturn_t (*mig_mode)(nvmlDevice_t, unsigned*, unsigned*) = nullptr;
+  nvmlReturn_t (*utilization)(nvmlDevice_t, nvmlUtilization_t*) = nullptr;
+  nvmlReturn_t (*power)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned*) = nullptr;
+  nvmlReturn_t (*clock)(nvmlDevice_t, int, unsigned*) = nullptr;
+  nvmlReturn_t (*throttle)(nvmlDevice_t, unsigned long long*) = nullptr;
+  nvmlReturn_t (*ecc_count)(nvmlDevice_t, int, int, unsigned long long*) = nullptr;
+  nvmlReturn_t (*pcie_throughput)(nvmlDevice_t, int, unsigned*) = nullptr;
+
+  nvmlDevice_t device(int index) const {
+    nvmlDevice_t d = nullptr;
+    if (handle(static_cast<unsigned>(index), &d) != nvml_success) return nullptr;
+    return d;
+  }
+};
+
+Nvml::Nvml() {
+  void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    why_ = "no NVIDIA driver (libnvidia-ml.so.1 could not be loaded)";
+    return;
+  }
+  auto api = std::make_unique<Api>();
+  api->lib = lib;
+  api->init = load<decltype(api->init)>(lib, "nvmlInit_v2");
+  api->shutdown = load<decltype(api->shutdown)>(lib, "nvmlShutdown");
+  api->error_string = load<decltype(api->error_string)>(lib, "nvmlErrorString");
+  api->count = load<decltype(api->count)>(lib, "nvmlDeviceGetCount_v2");
+  api->handle = load<decltype(api->handle)>(lib, "nvmlDeviceGetHandleByIndex_v2");
+  if (!api->init || !api->shutdown || !api->count || !api->handle || !api->error_string) {
+    why_ = "libnvidia-ml.so.1 lacks nvmlInit_v2 / nvmlDeviceGetCount_v2 (driver too old)";
+    dlclose(lib);
+    return;
+  }
+  api->name = load<decltype(api->name)>(lib, "nvmlDeviceGetName");
+  api->uuid = load<decltype(api->uuid)>(lib, "nvmlDeviceGetUUID");
+  api->serial = load<decltype(api->serial)>(lib, "nvmlDeviceGetSerial");
+  api->pci = load<decltype(api->pci)>(lib, "nvmlDeviceGetPciInfo_v3");
+  api->memory = load<decltype(api->memory)>(lib, "nvmlDeviceGetMemoryInfo");
+  api->driver = load<decltype(api->driver)>(lib, "nvmlSystemGetDriverVersion");
+  api->cuda_driver = load<decltype(api->cuda_driver)>(lib, "nvmlSystemGetCudaDriverVersion_v2");
+  api->numa = load<decltype(api->numa)>(lib, "nvmlDeviceGetNumaNodeId");
+  api->gen_cur = load<decltype(api->gen_cur)>(lib, "nvmlDeviceGetCurrPcieLinkGeneration");
+  api->gen_max = load<decltype(api->gen_max)>(lib, "nvmlDeviceGetMaxPcieLinkGeneration");
+  api->width_cur = load<decltype(api->width_cur)>(lib, "nvmlDeviceGetCurrPcieLinkWidth");
+  api->width_max = load<decltype(api->width_max)>(lib, "nvmlDeviceGetMaxPcieLinkWidth");
+  api->persistence = load<decltype(api->persistence)>(lib, "nvmlDeviceGetPersistenceMode");
+  api->ecc_mode = load<decltype(api->ecc_mode)>(lib, "nvmlDeviceGetEccMode");
+  api->mig_mode = load<decltype(api->mig_mode)>(lib, "nvmlDeviceGetMigMode");
+  api->utilization = load<decltype(api->utilization)>(lib, "nvmlDeviceGetUtilizationRates");
+  api->power = load<decltype(api->power)>(lib, "nvmlDeviceGetPowerUsage");
+  api->temperature = load<decltype(api->temperature)>(lib, "nvmlDeviceGetTemperature");
+  api->clock = load<decltype(api->clock)>(lib, "nvmlDeviceGetClockInfo");
+  api->throttle = load<decltype(api->throttle)>(lib, "nvmlDeviceGetCurrentClocksEventReasons");
+  if (!api->throttle) api->throttle = load<decltype(api->throttle)>(lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
+  api->ecc_count = load<decltype(api->ecc_count)>(lib, "nvmlDeviceGetTotalEccErrors");
+  api->pcie_throughput = load<decltype(api->pcie_throughput)>(lib, "nvmlDeviceGetPcieThroughput");
+  const nvmlReturn_t rc = api->init();
+  if (rc != nvml_success) {
+    why_ = fmt::format("nvmlInit_v2 failed: {} (code {})", api->error_string(rc), rc);
+    dlclose(lib);
+    return;
+  }
+  api_ = std::move(api);
+}
+
+Nvml::~Nvml() {
+  if (api_) {
+    api_->shutdown();
+    dlclose(api_->lib);
+  }
+}
+
+bool Nvml::available() const { return api_ != nullptr; }
+
+int Nvml::device_count() const {
+  unsigned n = 0;
+  if (!api_ || api_->count(&n) != nvml_success) return 0;
+  return static_cast<int>(n);
+}
+
+std::optional<std::string> Nvml::driver_version() const {
+  char buf[96] = {};
+  if (!api_ || !api_->driver || api_->driver(buf, sizeof buf) != nvml_success) return std::nullopt;
+  return std::string(buf);
+}
+
+std::optional<std::string> Nvml::cuda_driver_version() const {
+  int v = 0;
+  if (!api_ || !api_->cuda_driver || api_->cuda_driver(&v) != nvml_success) return std::nullopt;
+  return fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
+}
+
+namespace {
+template <typename Fn>
+std::optional<unsigned> read_unsigned(Fn fn, nvmlDevice_t d) {
+  unsigned v = 0;
+  if (fn == nullptr || fn(d, &v) != nvml_success) return std::nullopt;
+  return v;
+}
+template <typename Fn>
+std::string read_text(Fn fn, nvmlDevice_t d) {
+  char buf[96] = {};
+  if (fn == nullptr || fn(d, buf, sizeof buf) != nvml_success) return {};
+  return buf;
+}
+}  // namespace
+
+NvmlDeviceInfo Nvml::device_info(int index) const {
+  NvmlDeviceInfo info;
+  info.index = index;
+  nvmlDevice_t d = api_ ? api_->device(index) : nullptr;
+  if (d == nullptr) return info;
+  info.name = read_text(api_->name, d);
+  info.uuid = read_text(api_->uuid, d);
+  info.serial = read_text(api_->serial, d);
+  nvmlPciInfo_t pci{};
+  if (api_->pci && api_->pci(d, &pci) == nvml_success) info.pci_bus_id = pci.busId;
+  nvmlMemory_t mem{};
+  if (api_->memory && api_->memory(d, &mem) == nvml_success) info.memory_total_bytes = mem.total;
+  if (auto numa = read_unsigned(api_->numa, d)) info.numa_node = static_cast<int>(*numa);
+  info.pcie_gen_current = read_unsigned(api_->gen_cur, d);
+  info.pcie_gen_max = read_unsigned(api_->gen_max, d);
+  info.pcie_width_current = read_unsigned(api_->width_cur, d);
+  info.pcie_width_max = read_unsigned(api_->width_max, d);
+  int mode = 0, pending = 0;
+  if (api_->persistence && api_->persistence(d, &mode) == nvml_success) info.persistence_mode = mode != 0;
+  if (api_->ecc_mode && api_->ecc_mode(d, &mode, &pending) == nvml_success) info.ecc_enabled = mode != 0;
+  unsigned mig = 0, mig_pending = 0;
+  if (api_->mig_mode && api_->mig_mode(d, &mig, &mig_pending) == nvml_success) info.mig_enabled = mig != 0;
+  return info;
+}
+
+NvmlReading Nvml::read(int index) const {
+  NvmlReading r;
+  nvmlDevice_t d = api_ ? api_->device(index) : nullptr;
+  if (d == nullptr) return r;
+  nvmlUtilization_t util{};
+  if (api_->utilization && api_->utilization(d, &util) == nvml_success) r.util_pct = util.gpu;
+  nvmlMemory_t mem{};
+  if (api_->memory && api_->memory(d, &mem) == nvml_success) r.mem_used_bytes = static_cast<double>(mem.used);
+  if (auto mw = read_unsigned(api_->power, d)) r.power_w = *mw / 1000.0;
+  unsigned v = 0;
+  if (api_->temperature && api_->temperature(d, temperature_gpu, &v) == nvml_success) r.temp_c = v;
+  if (api_->clock && api_->clock(d, clock_sm, &v) == nvml_success) r.sm_clock_mhz = v;
+  if (api_->clock && api_->clock(d, clock_mem, &v) == nvml_success) r.mem_clock_mhz = v;
+  // NVML reports PCIe throughput in KB/s over a 20 ms window.
+  if (api_->pcie_throughput && api_->pcie_throughput(d, pcie_rx, &v) == nvml_success) r.pcie_rx_bytes_per_s = v * 1000.0;
+  if (api_->pcie_throughput && api_->pcie_throughput(d, pcie_tx, &v) == nvml_success) r.pcie_tx_bytes_per_s = v * 1000.0;
+  unsigned long long mask = 0;
+  if (api_->throttle && api_->throttle(d, &mask) == nvml_success) r.throttle_reasons = mask;
+  unsigned long long ecc = 0;
+  if (api_->ecc_count && api_->ecc_count(d, ecc_uncorrected, ecc_volatile, &ecc) == nvml_success)
+    r.ecc_volatile_uncorrected = ecc;
+  return r;
+}
+
+std::vector<std::string> throttle_reason_names(unsigned long long mask) {
+  static const std::pair<unsigned long long, const char*> bits[] = {
+      {0x1, "gpu_idle"},          {0x2, "applications_clocks"}, {0x4, "sw_power_cap"},
+      {0x8, "hw_slowdown"},       {0x10, "sync_boost"},         {0x20, "sw_thermal"},
+      {0x40, "hw_thermal"},       {0x80, "hw_power_brake"},     {0x100, "display_clocks"}};
+  std::vector<std::string> names;
+  for (const auto& [bit, name] : bits)
+    if (mask & bit) names.emplace_back(name);
+  return names;
+}
+
+}  // namespace nodeaudit

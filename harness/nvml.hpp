@@ -1,0 +1,55 @@
+// NVML, loaded at run time with dlopen("libnvidia-ml.so.1") and never linked, so the binary starts
+// on a machine with no NVIDIA driver. Only the few entry points nodeaudit reads are declared here.
+// Every call is checked; a reading the driver does not support is simply absent (std::nullopt).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nodeaudit {
+
+struct NvmlDeviceInfo {
+  int index = 0;
+  std::string name, uuid, pci_bus_id, serial;
+  std::optional<unsigned long long> memory_total_bytes;
+  std::optional<int> numa_node;
+  std::optional<unsigned> pcie_gen_current, pcie_gen_max, pcie_width_current, pcie_width_max;
+  std::optional<bool> persistence_mode, ecc_enabled, mig_enabled;
+};
+
+struct NvmlReading {
+  std::optional<double> util_pct, mem_used_bytes, power_w, temp_c, sm_clock_mhz, mem_clock_mhz;
+  std::optional<double> pcie_rx_bytes_per_s, pcie_tx_bytes_per_s;
+  std::optional<unsigned long long> throttle_reasons;  // bit mask, see throttle_reason_names
+  std::optional<unsigned long long> ecc_volatile_uncorrected;
+};
+
+// Names of the bits set in an NVML clocks-event (throttle) mask: "sw_power_cap", "hw_slowdown", ...
+std::vector<std::string> throttle_reason_names(unsigned long long mask);
+
+class Nvml {
+ public:
+  // Loads and initialises NVML. On failure `available()` is false and `why_unavailable()` says why
+  // in a plain sentence ("libnvidia-ml.so.1 not found: no NVIDIA driver on this host").
+  Nvml();
+  ~Nvml();
+  Nvml(const Nvml&) = delete;
+  Nvml& operator=(const Nvml&) = delete;
+
+  bool available() const;
+  const std::string& why_unavailable() const { return why_; }
+  int device_count() const;
+  std::optional<std::string> driver_version() const;
+  std::optional<std::string> cuda_driver_version() const;  // "13.0"
+  NvmlDeviceInfo device_info(int index) const;
+  NvmlReading read(int index) const;
+
+ private:
+  struct Api;
+  std::unique_ptr<Api> api_;
+  std::string why_;
+};
+
+}  // namespace nodeaudit

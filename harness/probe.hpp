@@ -1,0 +1,50 @@
+// What a probe is: an id, a description, what it needs, its parameters, and a body that measures.
+// A probe knows nothing about profiles, verdicts or output formats: it records metrics and findings
+// through ProbeContext and returns an Outcome. The harness times, summarizes, scores and prints.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "measure.hpp"
+#include "metric.hpp"
+#include "param.hpp"
+
+namespace nodeaudit {
+
+enum class Need { gpu, multi_gpu, io_uring, mpi };
+std::string to_string(Need need);
+
+enum class Status { ok, skipped, failed, crashed, timeout, interrupted };
+std::string to_string(Status status);
+Status parse_status(const std::string& text);
+
+// Errors are values at the probe boundary.
+struct Outcome {
+  Status status = Status::ok;
+  std::string reason;
+  static Outcome ok() { return {}; }
+  static Outcome skipped(std::string why) { return {Status::skipped, std::move(why)}; }
+  static Outcome failed(std::string why) { return {Status::failed, std::move(why)}; }
+  static Outcome interrupted() { return {Status::interrupted, "interrupted by signal"}; }
+};
+
+class ProbeContext;
+using ProbeBody = std::function<Outcome(ProbeContext&)>;
+
+struct ProbeSpec {
+  std::string id;           // "domain.name"
+  std::string description;  // one line
+  std::vector<Need> needs;
+  std::vector<ParamSpec> params;
+  ProbeBody body;  // empty when not built
+  // Set when this build cannot run the probe: "no CUDA toolkit", "no MPI".
+  std::optional<std::string> not_built_reason;
+  // Wall-clock deadline for one run of this probe; past it the runner kills the probe (timeout).
+  // When empty the runner uses the level's default deadline.
+  std::function<double(const ParamValues&, Level)> deadline_s;
+};
+
+}  // namespace nodeaudit

@@ -1,0 +1,199 @@
+#include "runner.hpp"
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "nvml.hpp"
+#include "result.hpp"
+#include "telemetry.hpp"
+
+extern char** environ;
+
+namespace nodeaudit {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point start) {
+  return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+std::string make_temp_path() {
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string path = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/nodeaudit-probe-XXXXXX";
+  const int fd = mkstemp(path.data());
+  if (fd >= 0) close(fd);
+  return path;
+}
+
+std::optional<nlohmann::json> read_child_output(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (buffer.str().empty()) return std::nullopt;
+  try {
+    return nlohmann::json::parse(buffer.str());
+  } catch (const nlohmann::json::parse_error&) {
+    return std::nullopt;
+  }
+}
+
+pid_t spawn_child(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  // Its own process group: the parent decides when the child is interrupted, and a kill reaches
+  // any helper processes the probe started.
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, argv[0], nullptr, &attr, argv.data(), environ);
+  posix_spawnattr_destroy(&attr);
+  return rc == 0 ? pid : -1;
+}
+
+struct ChildEnd {
+  int wait_status = 0;
+  bool timed_out = false;
+  bool interrupted = false;
+};
+
+ChildEnd supervise(pid_t pid, double deadline_s, double grace_s, const std::atomic<bool>& interrupt,
+                   const ProgressFn& progress) {
+  ChildEnd end;
+  const auto start = clock_type::now();
+  std::optional<clock_type::time_point> interrupted_at;
+  while (true) {
+    const pid_t done = waitpid(pid, &end.wait_status, WNOHANG);
+    if (done == pid) return end;
+    const double elapsed = seconds_since(start);
+    if (progress) progress(elapsed, deadline_s);
+    if (interrupt.load() && !interrupted_at) {
+      end.interrupted = true;
+      interrupted_at = clock_type::now();
+      kill(-pid, SIGINT);
+    }
+    const bool grace_over = interrupted_at && seconds_since(*interrupted_at) > grace_s;
+    if (elapsed > deadline_s && !end.interrupted) end.timed_out = true;
+    if (end.timed_out || grace_over) {
+      kill(-pid, SIGKILL);
+      waitpid(pid, &end.wait_status, 0);
+      return end;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+nlohmann::json entry_without_figures(const std::string& id, Status status, const std::string& reason,
+                                     const nlohmann::json& params, double duration_s) {
+  return probe_entry(id, Outcome{status, reason}, params, duration_s, {}, {}, nlohmann::json::object());
+}
+
+}  // namespace
+
+double probe_deadline_s(const ProbeSpec& spec, const ParamValues& params, Level level) {
+  if (spec.deadline_s) return spec.deadline_s(params, level);
+  switch (level) {
+    case Level::quick: return 120;
+    case Level::standard: return 900;
+    case Level::soak: return 4 * 3600;
+  }
+  return 120;
+}
+
+nlohmann::json run_probe_in_process(const ProbeSpec& spec, const ParamValues& params, const RunSettings& settings,
+                                    const std::atomic<bool>& cancel, double deadline_s) {
+  const auto start = clock_type::now();
+  const auto deadline = start + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(deadline_s));
+  ProbeContext ctx(params, settings, &cancel, deadline);
+  Outcome outcome;
+  if (!spec.body) {
+    outcome = Outcome::skipped("not built (" + spec.not_built_reason.value_or("unknown reason") + ")");
+  } else {
+    try {
+      outcome = spec.body(ctx);
+    } catch (const std::exception& e) {
+      outcome = Outcome::failed(std::string("unexpected error: ") + e.what());
+    }
+  }
+  if (cancel.load() && outcome.status == Status::ok) outcome = Outcome::interrupted();
+  return probe_entry(spec.id, outcome, params.to_json(), seconds_since(start), ctx.metrics(), ctx.findings(), ctx.info());
+}
+
+nlohmann::json run_probe_isolated(const ProbeSpec& spec, const std::map<std::string, std::string>& param_texts,
+                                  const IsolationOptions& options, const std::atomic<bool>& interrupt,
+                                  const ProgressFn& progress) {
+  const ParamValues params = resolve_params(spec.params, param_texts, options.settings.level);
+  const double deadline_s = probe_deadline_s(spec, params, options.settings.level);
+  const auto start = clock_type::now();
+  if (!spec.body)
+    return entry_without_figures(spec.id, Status::skipped, "not built (" + spec.not_built_reason.value_or("?") + ")",
+                                 params.to_json(), 0);
+
+  const std::string out_path = make_temp_path();
+  std::vector<std::string> args = {options.self_exe, "probe", spec.id, "--child-out", out_path,
+                                   "--settings", options.settings.to_json().dump(),
+                                   "--deadline-s", fmt::format("{}", deadline_s)};
+  for (const auto& [name, text] : param_texts) {
+    args.push_back("--" + name);
+    args.push_back(text);
+  }
+  TelemetrySampler sampler(options.nvml, options.telemetry_interval_s);
+  sampler.start();
+  const pid_t pid = spawn_child(args);
+  ChildEnd end;
+  if (pid > 0) end = supervise(pid, deadline_s, options.kill_grace_s, interrupt, progress);
+  sampler.stop();
+  const double duration_s = seconds_since(start);
+
+  nlohmann::json entry;
+  auto output = read_child_output(out_path);
+  std::filesystem::remove(out_path);
+  if (pid <= 0) {
+    entry = entry_without_figures(spec.id, Status::failed, "could not start the probe process: " + std::string(std::strerror(errno)),
+                                  params.to_json(), duration_s);
+  } else if (end.timed_out) {
+    entry = entry_without_figures(spec.id, Status::timeout,
+                                  fmt::format("timeout: still running after the {:.0f} s deadline; killed", deadline_s),
+                                  params.to_json(), duration_s);
+  } else if (output) {
+    entry = std::move(*output);
+    if (end.interrupted) {
+      entry["status"] = "interrupted";
+      entry["reason"] = "interrupted by signal";
+    }
+  } else if (end.interrupted) {
+    entry = entry_without_figures(spec.id, Status::interrupted, "interrupted by signal before any figure was saved",
+                                  params.to_json(), duration_s);
+  } else if (WIFSIGNALED(end.wait_status)) {
+    entry = entry_without_figures(spec.id, Status::crashed, fmt::format("crashed (signal {}: {})", WTERMSIG(end.wait_status), strsignal(WTERMSIG(end.wait_status))),
+                                  params.to_json(), duration_s);
+  } else {
+    entry = entry_without_figures(spec.id, Status::crashed,
+                                  fmt::format("crashed (exited with code {} without a result)", WEXITSTATUS(end.wait_status)),
+                                  params.to_json(), duration_s);
+  }
+  entry["duration_s"] = duration_s;
+  const auto rows = sampler.rows();
+  const std::string note = options.nvml && !options.nvml->available() ? "no GPU telemetry: " + options.nvml->why_unavailable() : "";
+  entry["telemetry"] = summarize_telemetry(rows, options.telemetry_interval_s, note);
+  if (!options.telemetry_csv.empty()) append_telemetry_csv(options.telemetry_csv, spec.id, rows);
+  return entry;
+}
+
+}  // namespace nodeaudit

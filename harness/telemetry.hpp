@@ -1,0 +1,60 @@
+// Telemetry sampled alongside every probe: host CPU busy, memory used, per-disk throughput, and per
+// GPU (when NVML loads) utilization, memory, power, temperature, clocks, throttle reasons, ECC.
+// The sampler runs in the parent process, so a probe's crash does not lose it.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace nodeaudit {
+
+class Nvml;
+
+// One row of the series: time since start and a value per column ("cpu_busy_pct",
+// "disk.nvme0n1.read_bytes_per_s", "gpu0.power_w").
+struct TelemetryRow {
+  double t_s = 0;
+  std::map<std::string, double> values;
+};
+
+class TelemetrySampler {
+ public:
+  TelemetrySampler(const Nvml* nvml, double interval_s);
+  ~TelemetrySampler();
+  TelemetrySampler(const TelemetrySampler&) = delete;
+  TelemetrySampler& operator=(const TelemetrySampler&) = delete;
+
+  void start();
+  void stop();  // idempotent
+  std::vector<TelemetryRow> rows() const;
+
+ private:
+  void loop();
+  TelemetryRow sample_once();
+
+  const Nvml* nvml_;
+  double interval_s_;
+  std::atomic<bool> running_{false};
+  std::thread thread_;
+  mutable std::mutex mutex_;
+  std::vector<TelemetryRow> rows_;
+  std::vector<unsigned long long> throttle_seen_;
+  // Previous counters, for rates.
+  std::optional<std::map<std::string, unsigned long long>> prev_counters_;
+  double prev_t_s_ = 0;
+};
+
+// Min/median/max of each column, shaped as results/SCHEMA.md's `telemetry` block.
+nlohmann::json summarize_telemetry(const std::vector<TelemetryRow>& rows, double interval_s, const std::string& note);
+
+// Appends rows to a CSV file (header written when the file is new), tagged with the probe id.
+void append_telemetry_csv(const std::string& path, const std::string& probe_id, const std::vector<TelemetryRow>& rows);
+
+}  // namespace nodeaudit

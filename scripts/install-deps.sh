@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs the Debian packages nodeaudit builds and tests with. Idempotent: packages already
+# present are left alone, and the script says exactly what it installs.
+# Usage: scripts/install-deps.sh [--with-bench]   (--with-bench adds the reference tools used by bench/)
+set -euo pipefail
+
+build_packages=(
+  cmake make g++ pkg-config git
+  liburing-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev libhwloc-dev
+  libturbojpeg0-dev libopenmpi-dev openmpi-bin
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3
+)
+bench_packages=(fio libjpeg-turbo-progs netpipe-openmpi)
+
+wanted=("${build_packages[@]}")
+if [[ "${1:-}" == "--with-bench" ]]; then
+  wanted+=("${bench_packages[@]}")
+fi
+
+missing=()
+for pkg in "${wanted[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$pkg")
+  fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-deps: all ${#wanted[@]} packages already installed"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "install-deps: not root and no sudo; install: ${missing[*]}" >&2; exit 1; }
+  sudo_cmd=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+# An install can fail on a stale package list; refresh once and retry.
+if ! "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"; then
+  "${sudo_cmd[@]}" apt-get update -q
+  "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+echo "install-deps: done"

@@ -1,0 +1,79 @@
+// Test-only probes, linked only into nodeaudit-testbin: they crash, hang, fail or run until
+// interrupted, so the tests can check that `run` survives each and keeps the other figures.
+#include <csignal>
+#include <chrono>
+#include <thread>
+
+#include "context.hpp"
+#include "registry.hpp"
+
+namespace nodeaudit {
+namespace {
+
+ParamSpec deadline_param() {
+  return ParamSpec{.name = "deadline", .type = ParamType::duration, .default_by_level = same_at_all_levels("3s"),
+                   .help = "Deadline the runner gives this probe", .min = 0.1, .max = 600};
+}
+
+double deadline_from_params(const ParamValues& p, Level) { return p.duration_s("deadline"); }
+
+// Sleeps a fixed time per repetition so rates are exactly predictable: 1e6 ops in 10 ms.
+Work fixed_work() {
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return Work{.ops = 1e6};
+}
+
+const ProbeRegistrar ok_probe{ProbeSpec{
+    .id = "test.ok",
+    .description = "test only: records one rate and one finding",
+    .params = {deadline_param()},
+    .body = [](ProbeContext& ctx) {
+      const Measurement m = ctx.repeat(RepeatPolicy{.warmup = 0, .min_repetitions = 3, .max_repetitions = 3}, fixed_work);
+      ctx.add_rate("rate", RateKind::ops_per_s, m, {{"kind", "sleep"}});
+      ctx.add_finding(Severity::info, "test.note", "recorded");
+      return Outcome::ok();
+    },
+    .deadline_s = deadline_from_params}};
+
+const ProbeRegistrar crash_probe{ProbeSpec{
+    .id = "test.crash",
+    .description = "test only: dies of SIGSEGV",
+    .params = {deadline_param()},
+    .body = [](ProbeContext&) -> Outcome {
+      std::raise(SIGSEGV);
+      return Outcome::ok();
+    },
+    .deadline_s = deadline_from_params}};
+
+const ProbeRegistrar hang_probe{ProbeSpec{
+    .id = "test.hang",
+    .description = "test only: never returns and ignores SIGINT",
+    .params = {deadline_param()},
+    .body = [](ProbeContext&) -> Outcome {
+      std::signal(SIGINT, SIG_IGN);
+      while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+    },
+    .deadline_s = deadline_from_params}};
+
+const ProbeRegistrar fail_probe{ProbeSpec{
+    .id = "test.fail",
+    .description = "test only: returns failed with a reason",
+    .params = {deadline_param()},
+    .body = [](ProbeContext&) { return Outcome::failed("asked to fail"); },
+    .deadline_s = deadline_from_params}};
+
+const ProbeRegistrar slow_probe{ProbeSpec{
+    .id = "test.slow",
+    .description = "test only: repeats until interrupted, one figure per batch",
+    .params = {deadline_param()},
+    .body = [](ProbeContext& ctx) {
+      while (!ctx.should_stop()) {
+        const Measurement m = ctx.repeat(RepeatPolicy{.warmup = 0, .min_repetitions = 2, .max_repetitions = 2}, fixed_work);
+        ctx.add_rate("rate", RateKind::ops_per_s, m, {{"batch", std::to_string(ctx.metrics().size())}});
+      }
+      return ctx.cancelled() ? Outcome::interrupted() : Outcome::ok();
+    },
+    .deadline_s = deadline_from_params}};
+
+}  // namespace
+}  // namespace nodeaudit
