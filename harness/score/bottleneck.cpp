@@ -87,7 +87,7 @@ json upgrade_advice(const Profile& profile, const NodeModel& node) {
   if (step.not_judged) why = *step.not_judged;
   else if (node.memory.not_judged) why = "memory fit: " + *node.memory.not_judged;
   else if (!step.unmeasured.empty()) why = step.unmeasured.front();
-  if (!why.empty()) return {{"verdict", "not judged"}, {"text", "upgrade: not judged (" + why + ")"}};
+  if (!why.empty()) return {{"verdict", "not judged"}, {"text", "not judged (" + why + ")"}};
   std::vector<std::string> blockers;
   if (step.utilization <= t.upgrade_utilization_min)
     blockers.push_back(fmt::format("utilization {} <= {}", percent(step.utilization), percent(t.upgrade_utilization_min)));

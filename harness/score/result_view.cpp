@@ -10,8 +10,11 @@ using nlohmann::json;
 
 ProbeState probe_state(const json& result, const std::string& id) {
   ProbeState state;
-  const json& probes = result.contains("probes") && result["probes"].is_array() ? result["probes"] : json::array();
-  for (const json& probe : probes) {
+  if (!result.is_object() || !result.contains("probes") || !result["probes"].is_array()) {
+    state.why = id + " not run";
+    return state;
+  }
+  for (const json& probe : result["probes"]) {
     if (!probe.is_object() || probe.value("id", "") != id) continue;
     const std::string status = probe.value("status", "unknown");
     if (status == "ok") {

@@ -160,8 +160,8 @@ class Section {
   void check_bound(const toml::node& node, const std::string& key, double value, Bound bound) const {
     const std::string shown = fmt::format("'{}' in {} is {}", key, where(), value);
     if (!std::isfinite(value)) fail(node, shown + "; must be a finite number");
+    if (bound != Bound::any && value < 0) fail(node, shown + "; must not be negative");
     if (bound == Bound::positive && value <= 0) fail(node, shown + "; must be greater than 0");
-    if (bound == Bound::non_negative && value < 0) fail(node, shown + "; must not be negative");
     if (bound == Bound::fraction && (value < 0 || value > 1)) fail(node, shown + "; must be a fraction from 0 to 1");
   }
 

@@ -1,0 +1,116 @@
+// `nodeaudit score` and `nodeaudit profiles` end to end: exit codes (0 ok, 1 FAIL verdict, 2 bad
+// input) and the one-line `file:line:column` errors for bad profiles and result files.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Run {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+Run nodeaudit(const std::string& args) {
+  const std::string command = "NODEAUDIT_PROFILE_DIR=" NODEAUDIT_PROFILES " " NODEAUDIT_BINARY " " + args + " 2>&1";
+  Run run;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return run;
+  std::array<char, 4096> buffer{};
+  while (std::fgets(buffer.data(), buffer.size(), pipe)) run.output += buffer.data();
+  const int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+std::string fixture(const std::string& relative) { return std::string(NODEAUDIT_FIXTURES) + "/" + relative; }
+const std::string test_profile = fixture("profiles/balance-test.toml");
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("nodeaudit-score-" + std::to_string(::getpid()) + "-" + name)).string();
+}
+
+}  // namespace
+
+TEST(ProfilesCommand, ListShowsEveryShippedProfile) {
+  const Run run = nodeaudit("profiles list");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  for (const char* name : {"llm-pretrain-7b", "llm-finetune-7b", "llm-lora-7b", "cv-resnet50-imagenet", "cv-detection",
+                           "diffusion-finetune", "llm-inference-batch"})
+    EXPECT_NE(run.output.find(name), std::string::npos) << name;
+}
+
+TEST(ProfilesCommand, ShowPrintsDerivedFiguresAsJson) {
+  const Run run = nodeaudit("profiles show llm-finetune-7b --format json");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto profile = nlohmann::json::parse(run.output);
+  EXPECT_DOUBLE_EQ(profile["model"]["model_state_bytes"].get<double>(), 16 * 6.74e9);
+}
+
+TEST(ProfilesCommand, EveryBadProfileExitsTwoWithItsLocation) {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"syntax-error", ":3:"},   {"unknown-key", ":8:1: unknown key"}, {"negative-size", ":10:15:"},
+      {"missing-field", ":14:1: missing required field"}, {"fraction-above-one", ":20:17:"}, {"wrong-type", ":15:23:"}};
+  for (const auto& [name, location] : cases) {
+    const std::string path = fixture("profiles/" + name + ".toml");
+    const Run run = nodeaudit("profiles show " + path);
+    EXPECT_EQ(run.exit_code, 2) << name << ": " << run.output;
+    EXPECT_EQ(run.output.rfind("nodeaudit: " + path + location, 0), 0u) << run.output;
+  }
+}
+
+TEST(ScoreCommand, BalancedResultPassesAndStarvedOneFails) {
+  const Run balanced = nodeaudit("score " + fixture("results/balanced.json") + " --profile " + test_profile);
+  EXPECT_EQ(balanced.exit_code, 0) << balanced.output;
+  EXPECT_NE(balanced.output.find("Overall: PASS"), std::string::npos) << balanced.output;
+  const Run starved = nodeaudit("score " + fixture("results/storage-starved.json") + " --profile " + test_profile);
+  EXPECT_EQ(starved.exit_code, 1) << starved.output;
+  EXPECT_NE(starved.output.find("Bottleneck: storage: 0.8 GB/s of 1.6 GB/s needed"), std::string::npos) << starved.output;
+}
+
+TEST(ScoreCommand, BadProfileIsUsageError) {
+  const Run run = nodeaudit("score " + fixture("results/balanced.json") + " --profile " + fixture("profiles/unknown-key.toml"));
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+}
+
+TEST(ScoreCommand, JsonCarriesCostAndOutWritesTheAssessmentIntoTheResult) {
+  const std::string out = temp_path("scored.json");
+  std::filesystem::remove(out);
+  const Run run = nodeaudit("score " + fixture("results/balanced.json") + " --profile " + test_profile +
+                            " --price-per-hour 20 --ops-cost 1 --format json --out " + out);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto assessment = nlohmann::json::parse(run.output);
+  // 20/h x 0.16927 h + 1 = 4.385
+  EXPECT_NEAR(assessment["cost"]["run_cost"].get<double>(), 20 * 1e6 * 0.0195 / 32 / 3600 + 1, 1e-9);
+  std::ifstream in(out);
+  const auto written = nlohmann::json::parse(in);
+  EXPECT_EQ(written["assessment"]["overall"]["verdict"], "PASS");
+  EXPECT_EQ(written["profile"], "balance-test");
+  std::filesystem::remove(out);
+}
+
+TEST(ScoreCommand, RefusesOtherSchemasAndCorruptFiles) {
+  const std::string other = temp_path("other-schema.json");
+  std::ofstream(other) << R"({"schema": "nodeaudit.result/2", "probes": []})";
+  EXPECT_EQ(nodeaudit("score " + other + " --profile " + test_profile).exit_code, 2);
+  const std::string corrupt = temp_path("corrupt.json");
+  std::ofstream(corrupt) << R"({"schema": "nodeaudit.result/1", "probes": [)";
+  EXPECT_EQ(nodeaudit("score " + corrupt + " --profile " + test_profile).exit_code, 2);
+  const std::string empty = temp_path("empty.json");
+  std::ofstream(empty) << "";
+  EXPECT_EQ(nodeaudit("score " + empty + " --profile " + test_profile).exit_code, 2);
+  for (const auto& path : {other, corrupt, empty}) std::filesystem::remove(path);
+}
+
+TEST(ScoreCommand, BadPriceIsUsageError) {
+  const Run run = nodeaudit("score " + fixture("results/balanced.json") + " --profile " + test_profile + " --price-per-hour -3");
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("--price-per-hour -3"), std::string::npos) << run.output;
+}
