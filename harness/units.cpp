@@ -52,7 +52,7 @@ std::uint64_t parse_size_bytes(std::string_view text) {
   if (multiplier == 0)
     throw UsageError("size '" + shown + "'", "unknown unit '" + std::string(suffix) + "'; expected " + size_forms);
   const double bytes = number * multiplier;
-  if (bytes != std::floor(bytes)) throw UsageError("size '" + shown + "'", "is not a whole number of bytes");
+  if (bytes != std::floor(bytes)) throw UsageError("size '" + shown + "'", std::string("is not a whole number of bytes; expected ") + size_forms);
   if (bytes > 9.0e18) throw UsageError("size '" + shown + "'", "is too large");
   return static_cast<std::uint64_t>(bytes);
 }

@@ -10,8 +10,8 @@
 namespace nodeaudit {
 namespace {
 
-ParamSpec deadline_param() {
-  return ParamSpec{.name = "deadline", .type = ParamType::duration, .default_by_level = same_at_all_levels("3s"),
+ParamSpec deadline_param(const char* value = "3s") {
+  return ParamSpec{.name = "deadline", .type = ParamType::duration, .default_by_level = same_at_all_levels(value),
                    .help = "Deadline the runner gives this probe", .min = 0.1, .max = 600};
 }
 
@@ -65,7 +65,7 @@ const ProbeRegistrar fail_probe{ProbeSpec{
 const ProbeRegistrar slow_probe{ProbeSpec{
     .id = "test.slow",
     .description = "test only: repeats until interrupted, one figure per batch",
-    .params = {deadline_param()},
+    .params = {deadline_param("60s")},
     .body = [](ProbeContext& ctx) {
       while (!ctx.should_stop()) {
         const Measurement m = ctx.repeat(RepeatPolicy{.warmup = 0, .min_repetitions = 2, .max_repetitions = 2}, fixed_work);

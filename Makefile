@@ -1,0 +1,40 @@
+# The two commands of the README. Both set everything up on a fresh Debian 12 machine.
+#   make audit   install what is missing, build, print the env and run the default audit
+#   make test    install what is missing, build, run the test suite
+# Knobs: BUILD_DIR, LEVEL, PROFILE, DATA_DIR, CUDA_ARCHS (e.g. native on a GPU node), JOBS.
+BUILD_DIR ?= build
+LEVEL ?= quick
+PROFILE ?= llm-finetune-7b
+DATA_DIR ?= $(CURDIR)/$(BUILD_DIR)/audit-data
+JOBS ?= $(shell nproc)
+CUDA_ARCHS ?= 80;90
+CMAKE_FLAGS ?=
+
+.PHONY: audit test deps configure build sanitize clean
+
+deps:
+	@bash scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCHS)" $(CMAKE_FLAGS)
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+audit: build
+	@mkdir -p "$(DATA_DIR)" results
+	@$(BUILD_DIR)/nodeaudit env --data-dir "$(DATA_DIR)"
+	@echo
+	@$(BUILD_DIR)/nodeaudit run --level $(LEVEL) --profile $(PROFILE) --data-dir "$(DATA_DIR)" --out results/
+
+test: build
+	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+# Host code under AddressSanitizer + UndefinedBehaviorSanitizer (GPU code is not instrumented).
+sanitize: deps
+	@cmake -S . -B $(BUILD_DIR)-asan -DCMAKE_BUILD_TYPE=Debug -DNODEAUDIT_SANITIZE=ON -DNODEAUDIT_CUDA=OFF -DNODEAUDIT_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	@cmake --build $(BUILD_DIR)-asan -j $(JOBS)
+	@cd $(BUILD_DIR)-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
+
+clean:
+	@rm -rf $(BUILD_DIR) $(BUILD_DIR)-asan

@@ -1,0 +1,64 @@
+#include "cli_process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace nodeaudit::proc {
+namespace {
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv, std::optional<double> interrupt_after_s) {
+  const std::string dir = make_temp_dir("proc");
+  const std::string out_path = dir + "/out", err_path = dir + "/err";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int in = open("/dev/null", O_RDONLY);
+    dup2(in, 0), dup2(out, 1), dup2(err, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  if (interrupt_after_s) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(*interrupt_after_s));
+    kill(pid, SIGINT);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ProcessResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out_path);
+  r.err = slurp(err_path);
+  std::filesystem::remove_all(dir);
+  return r;
+}
+
+std::string make_temp_dir(const std::string& tag) {
+  std::string pattern = (std::filesystem::temp_directory_path() / ("nodeaudit-test-" + tag + "-XXXXXX")).string();
+  return mkdtemp(pattern.data());
+}
+
+std::vector<std::string> files_in(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) out.push_back(e.path().string());
+  return out;
+}
+
+}  // namespace nodeaudit::proc

@@ -1,0 +1,130 @@
+// The CLI end to end: real processes, real files. Bad input exits 2 with one line and writes
+// nothing; crashing and hanging probes do not kill the run; Ctrl-C keeps the figures measured.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli_process.hpp"
+#include "result.hpp"
+
+namespace fs = std::filesystem;
+using namespace nodeaudit;
+using nodeaudit::proc::files_in;
+using nodeaudit::proc::make_temp_dir;
+using nodeaudit::proc::run_process;
+
+namespace {
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = make_temp_dir("cli"); }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string dir_;
+};
+
+const nlohmann::json* find_probe(const nlohmann::json& doc, const std::string& id) {
+  for (const auto& p : doc["probes"])
+    if (p["id"] == id) return &p;
+  return nullptr;
+}
+
+void expect_one_line_usage_error(const proc::ProcessResult& r, const std::string& needle) {
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("nodeaudit: ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+}
+
+}  // namespace
+
+TEST_F(Cli, ListShowsEveryProbeWithItsBuildState) {
+  const auto r = run_process({NODEAUDIT_BINARY, "list"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("host.memory-bandwidth"), std::string::npos);
+  EXPECT_NE(r.out.find("built"), std::string::npos);
+  EXPECT_EQ(r.out.find("test."), std::string::npos) << "test-only probes are not listed";
+}
+
+TEST_F(Cli, EnvPrintsTheHostPart) {
+  const auto r = run_process({NODEAUDIT_BINARY, "env", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto env = nlohmann::json::parse(r.out);
+  EXPECT_GT(env["host"]["threads"].get<int>(), 0);
+  EXPECT_GT(env["host"]["ram_total_bytes"].get<double>(), 0);
+  EXPECT_TRUE(env["gpu_status"].is_string());
+}
+
+TEST_F(Cli, RunWritesASchemaValidResult) {
+  const auto r = run_process({NODEAUDIT_BINARY, "run", "--only", "host.memory-bandwidth", "--repetitions", "3", "--out", dir_});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const auto files = files_in(dir_);
+  ASSERT_EQ(files.size(), 1u);
+  const nlohmann::json doc = load_result_file(files[0]);  // throws when it does not validate
+  const auto* probe = find_probe(doc, "host.memory-bandwidth");
+  ASSERT_NE(probe, nullptr);
+  EXPECT_EQ((*probe)["status"], "ok");
+  ASSERT_EQ((*probe)["metrics"].size(), 4u);
+  for (const auto& m : (*probe)["metrics"]) {
+    EXPECT_EQ(m["unit"], "GB/s");
+    EXPECT_EQ(m["n"], 3);
+    EXPECT_GT(m["median"].get<double>(), 0);
+  }
+  EXPECT_TRUE((*probe)["telemetry"].contains("host"));
+  EXPECT_FALSE(doc["finished_at"].is_null());
+  EXPECT_NE(r.out.find("bandwidth [kernel=triad]"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, BadInputExitsTwoAndWritesNothing) {
+  const std::string bin = NODEAUDIT_BINARY;
+  expect_one_line_usage_error(run_process({bin, "probe", "gpu.nothing"}), "unknown probe id");
+  expect_one_line_usage_error(run_process({bin, "run", "--only", "nothing.here", "--out", dir_}), "matches no probe");
+  expect_one_line_usage_error(run_process({bin, "run", "--bogus"}), "--bogus");
+  expect_one_line_usage_error(run_process({bin, "run", "--repetitions", "0", "--out", dir_}), "--repetitions 0");
+  expect_one_line_usage_error(run_process({bin, "run", "--out", "/nonexistent/dir/x.json"}), "/nonexistent/dir");
+  expect_one_line_usage_error(run_process({bin, "run", "--level", "fast", "--out", dir_}), "quick, standard or soak");
+  expect_one_line_usage_error(run_process({bin, "run", "--gpus", "9", "--out", dir_}), "GPU 9 does not exist");
+  expect_one_line_usage_error(run_process({bin, "probe", "host.memory-bandwidth", "--array-size", "12XB", "--out", dir_}),
+                              "--array-size 12XB");
+  EXPECT_TRUE(files_in(dir_).empty()) << "a bad invocation left a file behind";
+}
+
+TEST_F(Cli, ExistingResultFileIsNeverOverwritten) {
+  const std::string file = dir_ + "/mine.json";
+  std::ofstream(file) << "keep me";
+  expect_one_line_usage_error(run_process({NODEAUDIT_BINARY, "run", "--out", file}), "never overwrites");
+  std::ifstream in(file);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "keep me");
+}
+
+TEST_F(Cli, CrashingAndHangingProbesDoNotKillTheRun) {
+  const std::string out = dir_ + "/r.json";
+  const auto r = run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.crash,test.hang,test.fail,test.ok", "--out", out});
+  EXPECT_EQ(r.exit_code, 1) << "a crashed, timed-out or failed probe makes the run exit 1\n" << r.err;
+  const nlohmann::json doc = load_result_file(out);
+  ASSERT_EQ(doc["probes"].size(), 4u);
+  EXPECT_EQ((*find_probe(doc, "test.crash"))["status"], "crashed");
+  EXPECT_NE((*find_probe(doc, "test.crash"))["reason"].get<std::string>().find("signal 11"), std::string::npos);
+  EXPECT_EQ((*find_probe(doc, "test.hang"))["status"], "timeout");
+  EXPECT_EQ((*find_probe(doc, "test.fail"))["status"], "failed");
+  EXPECT_EQ((*find_probe(doc, "test.fail"))["reason"], "asked to fail");
+  const auto& ok = *find_probe(doc, "test.ok");
+  EXPECT_EQ(ok["status"], "ok");
+  ASSERT_EQ(ok["metrics"].size(), 1u);
+  // 1e6 operations per repetition of at least 10 ms: never more than 1e8 per second.
+  EXPECT_LE(ok["metrics"][0]["max"].get<double>(), 1e8);
+  EXPECT_GT(ok["metrics"][0]["min"].get<double>(), 0);
+}
+
+TEST_F(Cli, InterruptKeepsPartialResultsAndExits130) {
+  const std::string out = dir_ + "/r.json";
+  const auto r = run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.slow,test.ok", "--out", out}, 1.5);
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  const nlohmann::json doc = load_result_file(out);
+  const auto& slow = *find_probe(doc, "test.slow");
+  EXPECT_EQ(slow["status"], "interrupted");
+  EXPECT_GE(slow["metrics"].size(), 1u) << "figures measured before Ctrl-C must be kept";
+  EXPECT_EQ((*find_probe(doc, "test.ok"))["status"], "interrupted");
+  EXPECT_EQ((*find_probe(doc, "test.ok"))["reason"], "not started: the run was interrupted");
+  EXPECT_EQ(files_in(dir_).size(), 1u) << "no temp file may be left behind";
+}

@@ -1,0 +1,52 @@
+// Size and duration parsing as users type them, and the errors for what is not accepted.
+#include <gtest/gtest.h>
+
+#include "errors.hpp"
+#include "units.hpp"
+
+using namespace nodeaudit;
+
+TEST(Units, SizesIecAndSi) {
+  EXPECT_EQ(parse_size_bytes("4096"), 4096u);
+  EXPECT_EQ(parse_size_bytes("4KiB"), 4096u);
+  EXPECT_EQ(parse_size_bytes("1MiB"), 1048576u);
+  EXPECT_EQ(parse_size_bytes("4GiB"), 4294967296u);
+  EXPECT_EQ(parse_size_bytes("1GB"), 1000000000u);
+  EXPECT_EQ(parse_size_bytes("110KiB"), 112640u);
+  EXPECT_EQ(parse_size_bytes("1.5KiB"), 1536u);
+  EXPECT_EQ(parse_size_bytes("2kB"), 2000u);
+  EXPECT_EQ(parse_size_bytes("512B"), 512u);
+}
+
+TEST(Units, BadSizesNameTheValue) {
+  for (const char* bad : {"12XB", "", "GiB", "4K", "-1", "1.3B", "4 G"}) {
+    try {
+      parse_size_bytes(bad);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("'") + bad + "'"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("KiB"), std::string::npos) << "should list accepted units: " << e.what();
+    }
+  }
+}
+
+TEST(Units, Durations) {
+  EXPECT_DOUBLE_EQ(parse_duration_s("500ms"), 0.5);
+  EXPECT_DOUBLE_EQ(parse_duration_s("30s"), 30);
+  EXPECT_DOUBLE_EQ(parse_duration_s("5m"), 300);
+  EXPECT_DOUBLE_EQ(parse_duration_s("2h"), 7200);
+  EXPECT_DOUBLE_EQ(parse_duration_s("1.5s"), 1.5);
+}
+
+TEST(Units, BadDurations) {
+  EXPECT_THROW(parse_duration_s("30"), UsageError);  // no unit: seconds or minutes?
+  EXPECT_THROW(parse_duration_s("5d"), UsageError);
+  EXPECT_THROW(parse_duration_s("fast"), UsageError);
+}
+
+TEST(Units, FormatBytes) {
+  EXPECT_EQ(format_bytes(4096), "4 KiB");
+  EXPECT_EQ(format_bytes(112640), "110 KiB");
+  EXPECT_EQ(format_bytes(512), "512 B");
+  EXPECT_EQ(format_bytes(1.5 * 1024 * 1024 * 1024), "1.5 GiB");
+}
