@@ -46,9 +46,11 @@ void add_profiles_command(CLI::App& root, Action& action) {
   show->add_option("--format", o->format, "table or json")->capture_default_str();
   show->callback([&action, o] {
     action = [o] {
-      if (o->format != "table" && o->format != "json") throw UsageError("--format " + o->format, "expected table or json");
+      if (o->format != "table" && o->format != "json")
+        throw UsageError("--format " + o->format, "expected table or json");
       const score::Profile profile = score::load_profile(o->name);
-      std::cout << (o->format == "json" ? score::profile_to_json(profile).dump(2) + "\n" : score::render_profile(profile));
+      std::cout << (o->format == "json" ? score::profile_to_json(profile).dump(2) + "\n"
+                                        : score::render_profile(profile));
       return exit_ok;
     };
   });

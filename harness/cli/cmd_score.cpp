@@ -70,10 +70,12 @@ int run_score(const ScoreOptions& o) {
 }  // namespace
 
 void add_score_command(CLI::App& root, Action& action) {
-  CLI::App* cmd = root.add_subcommand("score", "Score a stored result for a workload profile: bottleneck, verdict, cost");
+  CLI::App* cmd =
+      root.add_subcommand("score", "Score a stored result for a workload profile: bottleneck, verdict, cost");
   auto o = std::make_shared<ScoreOptions>();
   cmd->add_option("result", o->result_path, "Result file (nodeaudit.result/1 JSON)")->required();
-  cmd->add_option("--profile", o->profile, "Workload profile NAME (see `nodeaudit profiles list`) or FILE.toml")->required();
+  cmd->add_option("--profile", o->profile, "Workload profile NAME (see `nodeaudit profiles list`) or FILE.toml")
+      ->required();
   cmd->add_option("--price-per-hour", o->price_per_hour, "Hourly price of the node, to cost one target run");
   cmd->add_option("--storage-cost", o->storage_cost, "Storage cost per run (same currency)");
   cmd->add_option("--transfer-cost", o->transfer_cost, "Data transfer cost per run");

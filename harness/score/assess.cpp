@@ -48,13 +48,16 @@ json memory_json(const MemoryFit& memory) {
 
 json host_json(const HostFit& host) {
   json out = json::object();
-  if (host.ram_not_judged) out["ram_not_judged"] = *host.ram_not_judged;
+  if (host.ram_not_judged)
+    out["ram_not_judged"] = *host.ram_not_judged;
   else
     out.update({{"ram_total_bytes", host.ram_total_bytes},
                 {"gpu_memory_total_bytes", host.gpu_memory_total_bytes},
                 {"ram_to_gpu_memory", host.ram_total_bytes / host.gpu_memory_total_bytes}});
-  if (host.cores_not_judged) out["cores_not_judged"] = *host.cores_not_judged;
-  else out.update({{"cpu_cores", host.cores}, {"cpu_cores_per_gpu", host.cores_per_gpu}});
+  if (host.cores_not_judged)
+    out["cores_not_judged"] = *host.cores_not_judged;
+  else
+    out.update({{"cpu_cores", host.cores}, {"cpu_cores_per_gpu", host.cores_per_gpu}});
   return out;
 }
 
@@ -79,9 +82,11 @@ json cost_json(const Profile& profile, const NodeModel& node, const CostOptions&
   if (!samples) return {{"not_judged", "the profile gives no target run length"}};
   const double hours = *samples / node.step.samples_per_s / 3600 * (1 + node.checkpoint.wall_share);
   const bool tokens = profile.training.target_tokens.has_value();
-  const RunCost cost = run_cost(options, hours, tokens ? *profile.training.target_tokens : *samples, tokens ? "tokens" : "samples");
+  const RunCost cost =
+      run_cost(options, hours, tokens ? *profile.training.target_tokens : *samples, tokens ? "tokens" : "samples");
   json out = to_json(cost, options);
-  if (node.checkpoint.needed && node.checkpoint.not_judged) out["note"] = "checkpoint stalls not included (" + *node.checkpoint.not_judged + ")";
+  if (node.checkpoint.needed && node.checkpoint.not_judged)
+    out["note"] = "checkpoint stalls not included (" + *node.checkpoint.not_judged + ")";
   return out;
 }
 
@@ -90,7 +95,8 @@ json cost_json(const Profile& profile, const NodeModel& node, const CostOptions&
 json assess(const Profile& profile, const json& result, const CostOptions& options) {
   const NodeModel node = build_model(profile, result);
   json resources = json::array();
-  for (const Stage& stage : node.stages) resources.push_back(to_json(stage, node.step.not_judged ? 0 : node.step.step_s));
+  for (const Stage& stage : node.stages)
+    resources.push_back(to_json(stage, node.step.not_judged ? 0 : node.step.step_s));
   json rules = json::array();
   const std::vector<Rule> judged = judge_rules(profile, node);
   for (const Rule& rule : judged) rules.push_back(to_json(rule));

@@ -11,12 +11,18 @@ using nlohmann::json;
 
 namespace {
 
-json sentence(const std::string& resource, const std::string& text) { return {{"resource", resource}, {"text", text}}; }
+json sentence(const std::string& resource, const std::string& text) {
+  return {{"resource", resource}, {"text", text}};
+}
 
 // The rate a loader stage must sustain so the GPUs never wait: its demand over the GPU-side time.
-double needed_rate(double demand, const StepModel& step) { return demand / (step.gpu_busy_s + step.exposed_comm_s); }
+double needed_rate(double demand, const StepModel& step) {
+  return demand / (step.gpu_busy_s + step.exposed_comm_s);
+}
 
-std::string gbps_text(double gbps) { return gbps >= 0.1 ? fmt::format("{:.1f}", gbps) : fmt::format("{:.3f}", gbps); }
+std::string gbps_text(double gbps) {
+  return gbps >= 0.1 ? fmt::format("{:.1f}", gbps) : fmt::format("{:.3f}", gbps);
+}
 
 json storage_sentence(const Profile& profile, const NodeModel& node, const Stage& storage) {
   const double bytes_per_step = node.shape.samples_per_node * profile.data.sample_bytes / 1e9;
@@ -32,9 +38,10 @@ json storage_sentence(const Profile& profile, const NodeModel& node, const Stage
 json loader_sentence(const Profile& profile, const NodeModel& node, const Stage& stage) {
   if (stage.resource == "storage") return storage_sentence(profile, node, stage);
   if (stage.resource == "cpu_decode")
-    return sentence("cpu_decode", fmt::format("cpu_decode: {:.0f} images/s per GPU of {:.0f} needed — add CPU cores ({:.1f} per GPU "
-                                              "now), decode on the GPU (nvJPEG / DALI) or store pre-decoded samples",
-                                              stage.capacity, needed_rate(stage.demand, node.step), node.host.cores_per_gpu));
+    return sentence("cpu_decode",
+                    fmt::format("cpu_decode: {:.0f} images/s per GPU of {:.0f} needed — add CPU cores ({:.1f} per GPU "
+                                "now), decode on the GPU (nvJPEG / DALI) or store pre-decoded samples",
+                                stage.capacity, needed_rate(stage.demand, node.step), node.host.cores_per_gpu));
   return sentence("host_to_device",
                   fmt::format("host_to_device: {:.1f} GB/s per GPU of {:.1f} GB/s needed — check each GPU's PCIe link "
                               "(generation and width in env.gpus), use pinned buffers, or copy compressed samples and "
@@ -43,10 +50,11 @@ json loader_sentence(const Profile& profile, const NodeModel& node, const Stage&
 }
 
 json memory_sentence(const MemoryFit& memory) {
-  return sentence("memory", fmt::format("memory: peak {} per GPU is {} more than the {} usable — lower the micro-batch, "
-                                        "enable activation checkpointing, or shard the optimizer state (FSDP / ZeRO)",
-                                        format_bytes(memory.peak_bytes), format_bytes(memory.peak_bytes - memory.usable_bytes),
-                                        format_bytes(memory.usable_bytes)));
+  return sentence("memory",
+                  fmt::format("memory: peak {} per GPU is {} more than the {} usable — lower the micro-batch, "
+                              "enable activation checkpointing, or shard the optimizer state (FSDP / ZeRO)",
+                              format_bytes(memory.peak_bytes), format_bytes(memory.peak_bytes - memory.usable_bytes),
+                              format_bytes(memory.usable_bytes)));
 }
 
 }  // namespace
@@ -55,25 +63,29 @@ json bottleneck(const Profile& profile, const NodeModel& node) {
   if (!node.memory.not_judged && node.memory.ratio() > 1.0) return memory_sentence(node.memory);
   const StepModel& step = node.step;
   if (step.not_judged)
-    return sentence("not_judged", fmt::format("not judged: {} — run the GPU probes on the node to predict the step", *step.not_judged));
+    return sentence("not_judged", fmt::format("not judged: {} — run the GPU probes on the node to predict the step",
+                                              *step.not_judged));
   if (step.loader_s > step.gpu_busy_s + step.exposed_comm_s)
     return loader_sentence(profile, node, *node.stage(step.loader_resource));
   const Stage& comm = *node.stage("communication");
   if (comm.judged() && step.exposed_comm_share > profile.thresholds.comm_share_max)
-    return sentence("communication",
-                    fmt::format("communication: all-reduce at {:.1f} GB/s bus bandwidth leaves {} of the step exposed — overlap "
-                                "more of it with backward (bucketed DDP), accumulate more micro-batches per step, or check "
-                                "the NVLink / NCCL topology",
-                                comm.capacity, percent(step.exposed_comm_share)));
+    return sentence(
+        "communication",
+        fmt::format("communication: all-reduce at {:.1f} GB/s bus bandwidth leaves {} of the step exposed — overlap "
+                    "more of it with backward (bucketed DDP), accumulate more micro-batches per step, or check "
+                    "the NVLink / NCCL topology",
+                    comm.capacity, percent(step.exposed_comm_share)));
   const Stage& hbm = *node.stage("gpu_memory_bandwidth");
   if (hbm.judged() && hbm.time_s > node.stage("compute")->time_s)
-    return sentence("gpu_memory_bandwidth",
-                    fmt::format("gpu_memory_bandwidth: reading GPU memory ({:.3g} s per step at {:.0f} GB/s) takes longer than "
-                                "the GEMMs — raise the batch so each weight read serves more samples, or quantize the weights",
-                                hbm.time_s, hbm.capacity));
-  std::string text = fmt::format("compute: GPU-bound at {} predicted utilization — storage, CPUs, PCIe and interconnect keep "
-                                 "the GPUs fed; only faster GPUs or a higher model efficiency shorten the step",
-                                 percent(step.utilization));
+    return sentence(
+        "gpu_memory_bandwidth",
+        fmt::format("gpu_memory_bandwidth: reading GPU memory ({:.3g} s per step at {:.0f} GB/s) takes longer than "
+                    "the GEMMs — raise the batch so each weight read serves more samples, or quantize the weights",
+                    hbm.time_s, hbm.capacity));
+  std::string text = fmt::format(
+      "compute: GPU-bound at {} predicted utilization — storage, CPUs, PCIe and interconnect keep "
+      "the GPUs fed; only faster GPUs or a higher model efficiency shorten the step",
+      percent(step.utilization));
   if (!step.unmeasured.empty()) text += fmt::format(" (not measured, assumed to keep up: {})", step.unmeasured.front());
   return sentence("compute", text);
 }
@@ -84,17 +96,23 @@ json upgrade_advice(const Profile& profile, const NodeModel& node) {
   const Thresholds& t = profile.thresholds;
   const StepModel& step = node.step;
   std::string why;
-  if (step.not_judged) why = *step.not_judged;
-  else if (node.memory.not_judged) why = "memory fit: " + *node.memory.not_judged;
-  else if (!step.unmeasured.empty()) why = step.unmeasured.front();
+  if (step.not_judged)
+    why = *step.not_judged;
+  else if (node.memory.not_judged)
+    why = "memory fit: " + *node.memory.not_judged;
+  else if (!step.unmeasured.empty())
+    why = step.unmeasured.front();
   if (!why.empty()) return {{"verdict", "not judged"}, {"text", "not judged (" + why + ")"}};
   std::vector<std::string> blockers;
   if (step.utilization <= t.upgrade_utilization_min)
-    blockers.push_back(fmt::format("utilization {} <= {}", percent(step.utilization), percent(t.upgrade_utilization_min)));
+    blockers.push_back(
+        fmt::format("utilization {} <= {}", percent(step.utilization), percent(t.upgrade_utilization_min)));
   if (node.memory.ratio() < t.upgrade_memory_min)
-    blockers.push_back(fmt::format("memory {} of usable < {}", percent(node.memory.ratio()), percent(t.upgrade_memory_min)));
+    blockers.push_back(
+        fmt::format("memory {} of usable < {}", percent(node.memory.ratio()), percent(t.upgrade_memory_min)));
   if (step.data_wait_share > t.upgrade_wait_max)
-    blockers.push_back(fmt::format("data wait {} of the step > {}", percent(step.data_wait_share), percent(t.upgrade_wait_max)));
+    blockers.push_back(
+        fmt::format("data wait {} of the step > {}", percent(step.data_wait_share), percent(t.upgrade_wait_max)));
   if (step.exposed_comm_share > t.upgrade_wait_max)
     blockers.push_back(fmt::format("exposed communication {} of the step > {}", percent(step.exposed_comm_share),
                                    percent(t.upgrade_wait_max)));

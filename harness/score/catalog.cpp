@@ -19,7 +19,8 @@ std::string profiles_dir() {
   std::error_code error;
   const fs::path exe = fs::read_symlink("/proc/self/exe", error);
   if (!error) {
-    for (const fs::path& candidate : {exe.parent_path() / ".." / "profiles", exe.parent_path() / ".." / ".." / "profiles"})
+    for (const fs::path& candidate :
+         {exe.parent_path() / ".." / "profiles", exe.parent_path() / ".." / ".." / "profiles"})
       if (fs::is_directory(candidate, error)) return fs::weakly_canonical(candidate, error).string();
   }
   return (fs::path(NODEAUDIT_SOURCE_DIR) / "profiles").string();
@@ -41,8 +42,9 @@ Profile load_profile(const std::string& name_or_path) {
   if (!fs::is_regular_file(path)) {
     std::string names;
     for (const auto& name : shipped_profile_names()) names += (names.empty() ? "" : ", ") + name;
-    throw UsageError("--profile " + name_or_path, "no such shipped profile in " + profiles_dir() + "; available: " +
-                                                      (names.empty() ? "(none)" : names) + ", or a path to a .toml file");
+    throw UsageError("--profile " + name_or_path, "no such shipped profile in " + profiles_dir() +
+                                                      "; available: " + (names.empty() ? "(none)" : names) +
+                                                      ", or a path to a .toml file");
   }
   return load_profile_file(path.string());
 }

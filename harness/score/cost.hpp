@@ -23,8 +23,8 @@ struct RunCost {
   double compute_cost = 0;  // price_per_hour x predicted_hours
   double extras = 0;        // storage + transfer + operations, per run
   double total = 0;
-  double per_million = 0;   // total / (run units / 1e6)
-  std::string unit;         // "samples" or "tokens"
+  double per_million = 0;  // total / (run units / 1e6)
+  std::string unit;        // "samples" or "tokens"
 };
 
 // run_units: the target run length in `unit` (samples or tokens); price must be set.

@@ -31,8 +31,10 @@ StepModel predict_step(const Profile& profile, const NodeModel& node) {
       step.unmeasured.push_back(fmt::format("{} ({})", stage.resource, *stage.not_judged));
       continue;
     }
-    if (stage.resource == "gpu_memory_bandwidth") step.gpu_busy_s = std::max(step.gpu_busy_s, stage.time_s);
-    else if (stage.resource == "communication") step.exposed_comm_s = stage.exposed_time_s;
+    if (stage.resource == "gpu_memory_bandwidth")
+      step.gpu_busy_s = std::max(step.gpu_busy_s, stage.time_s);
+    else if (stage.resource == "communication")
+      step.exposed_comm_s = stage.exposed_time_s;
     else if (stage.time_s > step.loader_s) {
       step.loader_s = stage.time_s;
       step.loader_resource = stage.resource;
@@ -74,11 +76,16 @@ HostFit fit_host(const EnvFigures& env) {
   HostFit host;
   host.gpu_memory_total_bytes = env.gpu_memory_total_bytes;
   const std::string no_gpus = "no GPUs in env.gpus" + (env.gpu_status.empty() ? "" : " (" + env.gpu_status + ")");
-  if (!env.ram_total_bytes) host.ram_not_judged = "env.host.ram_total_bytes not recorded";
-  else if (env.gpus == 0 || env.gpu_memory_total_bytes <= 0) host.ram_not_judged = no_gpus;
-  else host.ram_total_bytes = *env.ram_total_bytes;
-  if (!env.cores) host.cores_not_judged = "env.host.cores not recorded";
-  else if (env.gpus == 0) host.cores_not_judged = no_gpus;
+  if (!env.ram_total_bytes)
+    host.ram_not_judged = "env.host.ram_total_bytes not recorded";
+  else if (env.gpus == 0 || env.gpu_memory_total_bytes <= 0)
+    host.ram_not_judged = no_gpus;
+  else
+    host.ram_total_bytes = *env.ram_total_bytes;
+  if (!env.cores)
+    host.cores_not_judged = "env.host.cores not recorded";
+  else if (env.gpus == 0)
+    host.cores_not_judged = no_gpus;
   else {
     host.cores = *env.cores;
     host.cores_per_gpu = *env.cores / env.gpus;

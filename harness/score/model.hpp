@@ -14,17 +14,17 @@ namespace nodeaudit::score {
 
 struct StepModel {
   std::optional<std::string> not_judged;  // the step cannot be predicted (compute not measured)
-  double gpu_busy_s = 0;      // max(compute, GPU-memory traffic)
-  double exposed_comm_s = 0;  // communication not hidden behind compute
-  double loader_s = 0;        // slowest of storage, CPU decode, host-to-device (they overlap compute)
+  double gpu_busy_s = 0;                  // max(compute, GPU-memory traffic)
+  double exposed_comm_s = 0;              // communication not hidden behind compute
+  double loader_s = 0;                    // slowest of storage, CPU decode, host-to-device (they overlap compute)
   std::string loader_resource;
-  double step_s = 0;          // max(gpu_busy + exposed_comm, loader)
-  double utilization = 0;     // gpu_busy / step
+  double step_s = 0;       // max(gpu_busy + exposed_comm, loader)
+  double utilization = 0;  // gpu_busy / step
   double exposed_comm_share = 0;
-  double data_wait_share = 0;  // max(0, loader - (gpu_busy + exposed_comm)) / step
+  double data_wait_share = 0;           // max(0, loader - (gpu_busy + exposed_comm)) / step
   std::vector<std::string> unmeasured;  // "storage (storage.dataset skipped: ...)": assumed to keep up
-  double samples_per_s = 0;  // node
-  double tokens_per_s = 0;   // node, when the profile counts tokens
+  double samples_per_s = 0;             // node
+  double tokens_per_s = 0;              // node, when the profile counts tokens
 };
 
 struct MemoryFit {
@@ -57,8 +57,8 @@ struct Uniformity {
 struct CheckpointCost {
   bool needed = false;
   std::optional<std::string> not_judged;
-  double write_s = 0;      // one checkpoint at the measured write bandwidth
-  double wall_share = 0;   // write_s / interval: added to the run's wall time (synchronous save)
+  double write_s = 0;     // one checkpoint at the measured write bandwidth
+  double wall_share = 0;  // write_s / interval: added to the run's wall time (synchronous save)
   std::string metric;
 };
 

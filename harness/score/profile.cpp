@@ -22,8 +22,12 @@ std::string to_string(AccessPattern access) {
   return "?";
 }
 
-std::string to_string(DecodeKind decode) { return decode == DecodeKind::jpeg ? "jpeg" : "none"; }
-std::string to_string(Sharding sharding) { return sharding == Sharding::full ? "full" : "none"; }
+std::string to_string(DecodeKind decode) {
+  return decode == DecodeKind::jpeg ? "jpeg" : "none";
+}
+std::string to_string(Sharding sharding) {
+  return sharding == Sharding::full ? "full" : "none";
+}
 
 double bytes_per_element(const std::string& dtype) {
   if (dtype == "fp64") return 8;
@@ -33,7 +37,9 @@ double bytes_per_element(const std::string& dtype) {
   return 0;
 }
 
-double Profile::dtype_bytes() const { return bytes_per_element(model.dtype); }
+double Profile::dtype_bytes() const {
+  return bytes_per_element(model.dtype);
+}
 
 double Profile::flops_per_sample() const {
   if (model.flops_per_sample) return *model.flops_per_sample;
@@ -45,7 +51,9 @@ double Profile::model_state_bytes() const {
   return frozen * dtype_bytes() + model.trainable_parameters * model.bytes_per_parameter;
 }
 
-double Profile::gradient_bytes() const { return model.trainable_parameters * model.gradient_bytes_per_parameter; }
+double Profile::gradient_bytes() const {
+  return model.trainable_parameters * model.gradient_bytes_per_parameter;
+}
 
 std::optional<double> Profile::target_run_samples() const {
   if (training.target_samples) return training.target_samples;

@@ -26,11 +26,11 @@ struct ModelSpec {
   std::string dtype = "bf16";       // the GEMM dtype: fp64, fp32, tf32, fp16, bf16, fp8
   std::optional<double> flops_per_sample;
   std::optional<double> tokens_per_sample;
-  double flops_per_token_per_parameter = 6;  // 6·N rule for training; 4 with frozen weights; 2 forward only
-  std::string optimizer = "adamw";           // adamw, sgd, none
-  double bytes_per_parameter = 16;           // per trainable parameter: weights + gradients + optimizer state
-  double gradient_bytes_per_parameter = 2;   // what the all-reduce moves per trainable parameter (default: dtype)
-  double activation_bytes_per_sample = 0;    // peak activations (or KV cache) per sample in a micro-batch
+  double flops_per_token_per_parameter = 6;    // 6·N rule for training; 4 with frozen weights; 2 forward only
+  std::string optimizer = "adamw";             // adamw, sgd, none
+  double bytes_per_parameter = 16;             // per trainable parameter: weights + gradients + optimizer state
+  double gradient_bytes_per_parameter = 2;     // what the all-reduce moves per trainable parameter (default: dtype)
+  double activation_bytes_per_sample = 0;      // peak activations (or KV cache) per sample in a micro-batch
   double memory_traffic_bytes_per_sample = 0;  // GPU-memory bytes per sample not hidden behind GEMMs (0: ignore)
 };
 
@@ -62,17 +62,17 @@ struct TrainingSpec {
 
 // The seed rules of the balance model (shared/ARCHITECTURE.md); a profile may override each.
 struct Thresholds {
-  double utilization_healthy = 0.70;  // PASS at or above
-  double utilization_min = 0.50;      // FAIL below (not compute-bound)
-  double memory_peak_max = 0.80;      // peak / usable GPU memory; FAIL above 1
-  double comm_share_max = 0.20;       // exposed communication / step; FAIL above twice
-  double data_wait_max = 0.30;        // data wait / step; FAIL above twice
+  double utilization_healthy = 0.70;        // PASS at or above
+  double utilization_min = 0.50;            // FAIL below (not compute-bound)
+  double memory_peak_max = 0.80;            // peak / usable GPU memory; FAIL above 1
+  double comm_share_max = 0.20;             // exposed communication / step; FAIL above twice
+  double data_wait_max = 0.30;              // data wait / step; FAIL above twice
   double host_ram_to_gpu_memory_min = 2.0;  // host RAM / total GPU memory; FAIL below half
   double cpu_cores_per_gpu_min = 4;         // FAIL below half
   double gpu_spread_max = 0.10;             // (max - min) / max across GPUs; FAIL above twice
   double upgrade_utilization_min = 0.85;
-  double upgrade_memory_min = 0.75;  // peak / usable at or above: memory is near its limit
-  double upgrade_wait_max = 0.05;    // data wait and exposed communication each at or below
+  double upgrade_memory_min = 0.75;       // peak / usable at or above: memory is near its limit
+  double upgrade_wait_max = 0.05;         // data wait and exposed communication each at or below
   std::optional<double> step_time_max_s;  // latency-sensitive workloads: predicted step time limit
 };
 

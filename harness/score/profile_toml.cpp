@@ -33,10 +33,11 @@ void read_model(Section& s, ModelSpec& m) {
   m.parameters = s.require(s.number("parameters", Bound::positive), "parameters");
   m.dtype = s.choice("dtype", {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8"}).value_or(m.dtype);
   m.optimizer = s.choice("optimizer", {"adamw", "sgd", "none"}).value_or(m.optimizer);
-  m.trainable_parameters = s.number("trainable_parameters", Bound::non_negative)
-                               .value_or(m.optimizer == "none" ? 0.0 : m.parameters);
+  m.trainable_parameters =
+      s.number("trainable_parameters", Bound::non_negative).value_or(m.optimizer == "none" ? 0.0 : m.parameters);
   if (m.trainable_parameters > m.parameters)
-    s.fail_here(fmt::format("trainable_parameters {} in [model] exceeds parameters {}", m.trainable_parameters, m.parameters));
+    s.fail_here(
+        fmt::format("trainable_parameters {} in [model] exceeds parameters {}", m.trainable_parameters, m.parameters));
   m.flops_per_sample = s.number("flops_per_sample", Bound::positive);
   m.tokens_per_sample = s.number("tokens_per_sample", Bound::positive);
   m.flops_per_token_per_parameter = s.number("flops_per_token_per_parameter", Bound::positive).value_or(6);
@@ -54,7 +55,8 @@ void read_model(Section& s, ModelSpec& m) {
 void read_distribution(Section& s, const toml::array& entries, DataSpec& d) {
   double share_sum = 0;
   for (const toml::node& entry : entries) {
-    if (!entry.is_table()) s.fail(entry, "each entry of 'sample_size_distribution' must be a table {size = ..., share = ...}");
+    if (!entry.is_table())
+      s.fail(entry, "each entry of 'sample_size_distribution' must be a table {size = ..., share = ...}");
     Section item(*entry.as_table(), "data.sample_size_distribution", s.path());
     SizeShare bucket;
     bucket.bytes = item.require(item.size("size", Bound::positive), "size");
@@ -64,7 +66,9 @@ void read_distribution(Section& s, const toml::array& entries, DataSpec& d) {
     d.sample_size_distribution.push_back(bucket);
   }
   if (d.sample_size_distribution.empty() || std::abs(share_sum - 1.0) > 0.01)
-    s.fail(entries, fmt::format("the shares of 'sample_size_distribution' in [data] add up to {}; they must add up to 1", share_sum));
+    s.fail(entries,
+           fmt::format("the shares of 'sample_size_distribution' in [data] add up to {}; they must add up to 1",
+                       share_sum));
   d.sample_bytes = 0;
   for (const auto& bucket : d.sample_size_distribution) d.sample_bytes += bucket.bytes * bucket.share;
 }
@@ -73,8 +77,10 @@ void read_data(Section& s, DataSpec& d) {
   const auto sample = s.size("sample_size", Bound::positive);
   const toml::array* distribution = s.array("sample_size_distribution");
   if (sample && distribution) s.fail_here("[data] gives both 'sample_size' and 'sample_size_distribution'; give one");
-  if (distribution) read_distribution(s, *distribution, d);
-  else d.sample_bytes = s.require(sample, "sample_size");
+  if (distribution)
+    read_distribution(s, *distribution, d);
+  else
+    d.sample_bytes = s.require(sample, "sample_size");
   d.dataset_bytes = s.require(s.size("dataset_size", Bound::positive), "dataset_size");
   const auto access = s.require(s.choice("access", {"sequential-shards", "small-files", "random"}), "access");
   d.access = access == "small-files" ? AccessPattern::small_files
@@ -100,7 +106,8 @@ void read_training(Section& s, TrainingSpec& t, const ModelSpec& model) {
   t.target_tokens = s.number("target_tokens", Bound::positive);
   if (!t.target_samples && !t.target_tokens)
     s.fail_here("missing required field 'target_samples' or 'target_tokens' in [training]");
-  if (t.target_samples && t.target_tokens) s.fail_here("[training] gives both 'target_samples' and 'target_tokens'; give one");
+  if (t.target_samples && t.target_tokens)
+    s.fail_here("[training] gives both 'target_samples' and 'target_tokens'; give one");
   if (t.target_tokens && !model.tokens_per_sample)
     s.fail_here("'target_tokens' in [training] needs 'tokens_per_sample' in [model]");
   s.finish();
@@ -117,7 +124,8 @@ void read_thresholds(Section& s, Thresholds& t) {
   fraction("upgrade_utilization_min", t.upgrade_utilization_min);
   fraction("upgrade_memory_min", t.upgrade_memory_min);
   fraction("upgrade_wait_max", t.upgrade_wait_max);
-  t.host_ram_to_gpu_memory_min = s.number("host_ram_to_gpu_memory_min", Bound::positive).value_or(t.host_ram_to_gpu_memory_min);
+  t.host_ram_to_gpu_memory_min =
+      s.number("host_ram_to_gpu_memory_min", Bound::positive).value_or(t.host_ram_to_gpu_memory_min);
   t.cpu_cores_per_gpu_min = s.number("cpu_cores_per_gpu_min", Bound::positive).value_or(t.cpu_cores_per_gpu_min);
   t.step_time_max_s = s.duration("step_time_max");
   if (t.utilization_min > t.utilization_healthy)
@@ -147,9 +155,10 @@ Profile parse_profile(const std::string& toml_text, const std::string& path) {
   Section top(root, "", path);
   profile.name = top.require(top.text("name"), "name");
   profile.description = top.require(top.text("description"), "description");
-  profile.category = parse_category(top.require(
-      top.choice("category", {"compute-intensive", "memory-intensive", "data-throughput-intensive", "latency-sensitive"}),
-      "category"));
+  profile.category =
+      parse_category(top.require(top.choice("category", {"compute-intensive", "memory-intensive",
+                                                         "data-throughput-intensive", "latency-sensitive"}),
+                                 "category"));
   Section model(*subtable(top, root, "model", true), "model", path);
   read_model(model, profile.model);
   Section data(*subtable(top, root, "data", true), "data", path);

@@ -19,14 +19,17 @@ double number(const json& object, const char* key) {
 std::string text(const json& object, const char* key) {
   return object.is_object() && object.contains(key) && object[key].is_string() ? object[key].get<std::string>() : "";
 }
-std::string pct(double fraction) { return fmt::format("{:.1f}%", fraction * 100); }
+std::string pct(double fraction) {
+  return fmt::format("{:.1f}%", fraction * 100);
+}
 
 std::string step_lines(const json& step) {
   if (step.contains("not_judged")) return fmt::format("  step: not predicted ({})\n", text(step, "not_judged"));
-  std::string out = fmt::format("  step: {:.0f} samples per GPU, predicted {:.4g} s; GPU utilization {}, exposed communication {}, "
-                                "data wait {}\n",
-                                number(step, "samples_per_gpu"), number(step, "time_s"), pct(number(step, "gpu_utilization")),
-                                pct(number(step, "exposed_comm_share")), pct(number(step, "data_wait_share")));
+  std::string out = fmt::format(
+      "  step: {:.0f} samples per GPU, predicted {:.4g} s; GPU utilization {}, exposed communication {}, "
+      "data wait {}\n",
+      number(step, "samples_per_gpu"), number(step, "time_s"), pct(number(step, "gpu_utilization")),
+      pct(number(step, "exposed_comm_share")), pct(number(step, "data_wait_share")));
   out += fmt::format("  throughput: {:.1f} samples/s per node", number(step, "samples_per_s"));
   if (step.contains("tokens_per_s")) out += fmt::format(", {:.0f} tokens/s per node", number(step, "tokens_per_s"));
   return out + "\n";
@@ -35,12 +38,14 @@ std::string step_lines(const json& step) {
 std::string resource_line(const json& resource) {
   const std::string name = text(resource, "resource");
   if (!resource.value("needed", true)) return fmt::format("  {:<21} not needed: {}\n", name, text(resource, "note"));
-  if (resource.contains("not_judged")) return fmt::format("  {:<21} not judged ({})\n", name, text(resource, "not_judged"));
+  if (resource.contains("not_judged"))
+    return fmt::format("  {:<21} not judged ({})\n", name, text(resource, "not_judged"));
   const json& demand = resource["demand"];
   const json& capacity = resource["capacity"];
-  std::string line = fmt::format("  {:<21} {:>9.4g} s {:>6}  {:.4g} {} at {:.4g} {} ({})", name, number(resource, "time_per_step_s"),
-                                 pct(number(resource, "share_of_step")), number(demand, "value"), text(demand, "unit"),
-                                 number(capacity, "value"), text(capacity, "unit"), text(capacity, "metric"));
+  std::string line =
+      fmt::format("  {:<21} {:>9.4g} s {:>6}  {:.4g} {} at {:.4g} {} ({})", name, number(resource, "time_per_step_s"),
+                  pct(number(resource, "share_of_step")), number(demand, "value"), text(demand, "unit"),
+                  number(capacity, "value"), text(capacity, "unit"), text(capacity, "metric"));
   if (resource.contains("note")) line += "; " + text(resource, "note");
   return line + "\n";
 }
@@ -49,8 +54,8 @@ std::string memory_host_lines(const json& assessment) {
   const json& memory = assessment["memory"];
   std::string out;
   if (memory.contains("not_judged"))
-    out += fmt::format("  memory: peak {} per GPU; usable not measured ({})\n", format_bytes(number(memory, "peak_bytes")),
-                       text(memory, "not_judged"));
+    out += fmt::format("  memory: peak {} per GPU; usable not measured ({})\n",
+                       format_bytes(number(memory, "peak_bytes")), text(memory, "not_judged"));
   else
     out += fmt::format("  memory: peak {} of {} usable per GPU, headroom {:.1f}% (model state {} + activations {})\n",
                        format_bytes(number(memory, "peak_bytes")), format_bytes(number(memory, "usable_bytes")),
@@ -61,7 +66,8 @@ std::string memory_host_lines(const json& assessment) {
     out += fmt::format("  host: RAM {} for {} of GPU memory ({:.1f}x)", format_bytes(number(host, "ram_total_bytes")),
                        format_bytes(number(host, "gpu_memory_total_bytes")), number(host, "ram_to_gpu_memory"));
   if (!host.contains("cores_not_judged"))
-    out += fmt::format("{}{:.1f} CPU cores per GPU", host.contains("ram_not_judged") ? "  host: " : "; ", number(host, "cpu_cores_per_gpu"));
+    out += fmt::format("{}{:.1f} CPU cores per GPU", host.contains("ram_not_judged") ? "  host: " : "; ",
+                       number(host, "cpu_cores_per_gpu"));
   if (!host.contains("ram_not_judged") || !host.contains("cores_not_judged")) out += "\n";
   return out;
 }
@@ -71,8 +77,8 @@ std::string cost_line(const json& cost) {
   if (cost.contains("not_judged")) return fmt::format("Cost: not judged ({})\n", text(cost, "not_judged"));
   const double extras = number(cost, "storage_cost") + number(cost, "transfer_cost") + number(cost, "ops_cost");
   std::string line = fmt::format("Cost: {:.2f}/h x {:.2f} h + {:.2f} extras = {:.2f} per run; {:.4g} per 1M {}",
-                                 number(cost, "price_per_hour"), number(cost, "predicted_hours"), extras, number(cost, "run_cost"),
-                                 number(cost, "per_million"), text(cost, "per_million_unit"));
+                                 number(cost, "price_per_hour"), number(cost, "predicted_hours"), extras,
+                                 number(cost, "run_cost"), number(cost, "per_million"), text(cost, "per_million_unit"));
   if (cost.contains("note")) line += " (" + text(cost, "note") + ")";
   return line + "\n";
 }
@@ -81,14 +87,16 @@ std::string cost_line(const json& cost) {
 
 std::string render_assessment(const json& assessment) {
   if (!assessment.is_object() || !assessment.contains("rules")) return "Assessment: none\n";
-  std::string out = fmt::format("Assessment for {} ({}) on {} GPU{}\n", text(assessment, "profile"), text(assessment, "category"),
-                                number(assessment, "gpus"), number(assessment, "gpus") == 1 ? "" : "s");
+  std::string out =
+      fmt::format("Assessment for {} ({}) on {} GPU{}\n", text(assessment, "profile"), text(assessment, "category"),
+                  number(assessment, "gpus"), number(assessment, "gpus") == 1 ? "" : "s");
   out += step_lines(assessment["step"]);
   out += "  resources (time per step, share of the step, demand at capacity):\n";
   for (const json& resource : assessment["resources"]) out += "  " + resource_line(resource);
   out += memory_host_lines(assessment);
   out += "Rules:\n";
-  for (const json& rule : assessment["rules"]) out += fmt::format("  {:<10} {}\n", text(rule, "verdict"), text(rule, "text"));
+  for (const json& rule : assessment["rules"])
+    out += fmt::format("  {:<10} {}\n", text(rule, "verdict"), text(rule, "text"));
   out += fmt::format("Overall: {}\n", text(assessment["overall"], "text"));
   out += fmt::format("Bottleneck: {}\n", text(assessment["bottleneck"], "text"));
   out += fmt::format("Upgrade: {}\n", text(assessment["upgrade"], "text"));
@@ -97,13 +105,19 @@ std::string render_assessment(const json& assessment) {
 
 json profile_to_json(const Profile& p) {
   json distribution = json::array();
-  for (const auto& bucket : p.data.sample_size_distribution) distribution.push_back({{"bytes", bucket.bytes}, {"share", bucket.share}});
+  for (const auto& bucket : p.data.sample_size_distribution)
+    distribution.push_back({{"bytes", bucket.bytes}, {"share", bucket.share}});
   const Thresholds& t = p.thresholds;
-  json thresholds{{"utilization_healthy", t.utilization_healthy}, {"utilization_min", t.utilization_min},
-                  {"memory_peak_max", t.memory_peak_max},         {"comm_share_max", t.comm_share_max},
-                  {"data_wait_max", t.data_wait_max},             {"host_ram_to_gpu_memory_min", t.host_ram_to_gpu_memory_min},
-                  {"cpu_cores_per_gpu_min", t.cpu_cores_per_gpu_min}, {"gpu_spread_max", t.gpu_spread_max},
-                  {"upgrade_utilization_min", t.upgrade_utilization_min}, {"upgrade_memory_min", t.upgrade_memory_min},
+  json thresholds{{"utilization_healthy", t.utilization_healthy},
+                  {"utilization_min", t.utilization_min},
+                  {"memory_peak_max", t.memory_peak_max},
+                  {"comm_share_max", t.comm_share_max},
+                  {"data_wait_max", t.data_wait_max},
+                  {"host_ram_to_gpu_memory_min", t.host_ram_to_gpu_memory_min},
+                  {"cpu_cores_per_gpu_min", t.cpu_cores_per_gpu_min},
+                  {"gpu_spread_max", t.gpu_spread_max},
+                  {"upgrade_utilization_min", t.upgrade_utilization_min},
+                  {"upgrade_memory_min", t.upgrade_memory_min},
                   {"upgrade_wait_max", t.upgrade_wait_max}};
   if (t.step_time_max_s) thresholds["step_time_max_s"] = *t.step_time_max_s;
   return {{"name", p.name},
@@ -111,46 +125,64 @@ json profile_to_json(const Profile& p) {
           {"path", p.source_path},
           {"category", to_string(p.category)},
           {"model",
-           {{"parameters", p.model.parameters}, {"trainable_parameters", p.model.trainable_parameters}, {"dtype", p.model.dtype},
-            {"flops_per_sample", p.flops_per_sample()}, {"tokens_per_sample", p.model.tokens_per_sample.value_or(0)},
-            {"optimizer", p.model.optimizer}, {"bytes_per_parameter", p.model.bytes_per_parameter},
+           {{"parameters", p.model.parameters},
+            {"trainable_parameters", p.model.trainable_parameters},
+            {"dtype", p.model.dtype},
+            {"flops_per_sample", p.flops_per_sample()},
+            {"tokens_per_sample", p.model.tokens_per_sample.value_or(0)},
+            {"optimizer", p.model.optimizer},
+            {"bytes_per_parameter", p.model.bytes_per_parameter},
             {"gradient_bytes_per_parameter", p.model.gradient_bytes_per_parameter},
-            {"model_state_bytes", p.model_state_bytes()}, {"gradient_bytes", p.gradient_bytes()},
+            {"model_state_bytes", p.model_state_bytes()},
+            {"gradient_bytes", p.gradient_bytes()},
             {"activation_bytes_per_sample", p.model.activation_bytes_per_sample},
             {"memory_traffic_bytes_per_sample", p.model.memory_traffic_bytes_per_sample}}},
           {"data",
-           {{"sample_bytes", p.data.sample_bytes}, {"sample_size_distribution", distribution}, {"dataset_bytes", p.data.dataset_bytes},
-            {"access", to_string(p.data.access)}, {"decode", to_string(p.data.decode)},
+           {{"sample_bytes", p.data.sample_bytes},
+            {"sample_size_distribution", distribution},
+            {"dataset_bytes", p.data.dataset_bytes},
+            {"access", to_string(p.data.access)},
+            {"decode", to_string(p.data.decode)},
             {"device_bytes_per_sample", p.data.device_bytes_per_sample}}},
           {"training",
-           {{"micro_batch_per_gpu", p.training.micro_batch_per_gpu}, {"gradient_accumulation", p.training.gradient_accumulation},
-            {"samples_per_step_per_gpu", p.samples_per_step_per_gpu()}, {"model_efficiency", p.training.model_efficiency},
-            {"comm_overlap", p.training.comm_overlap}, {"sharding", to_string(p.training.sharding)},
-            {"checkpoint_bytes", p.training.checkpoint_bytes}, {"checkpoint_interval_s", p.training.checkpoint_interval_s},
-            {"target_run_samples", p.target_run_samples().value_or(0)}, {"target_tokens", p.training.target_tokens.value_or(0)}}},
+           {{"micro_batch_per_gpu", p.training.micro_batch_per_gpu},
+            {"gradient_accumulation", p.training.gradient_accumulation},
+            {"samples_per_step_per_gpu", p.samples_per_step_per_gpu()},
+            {"model_efficiency", p.training.model_efficiency},
+            {"comm_overlap", p.training.comm_overlap},
+            {"sharding", to_string(p.training.sharding)},
+            {"checkpoint_bytes", p.training.checkpoint_bytes},
+            {"checkpoint_interval_s", p.training.checkpoint_interval_s},
+            {"target_run_samples", p.target_run_samples().value_or(0)},
+            {"target_tokens", p.training.target_tokens.value_or(0)}}},
           {"thresholds", thresholds}};
 }
 
 std::string render_profile(const Profile& p) {
-  std::string out = fmt::format("{} ({})\n  {}\n  file: {}\n", p.name, to_string(p.category), p.description, p.source_path);
-  out += fmt::format("  model: {:.3g} parameters ({:.3g} trainable), {}, optimizer {} ({:.0f} bytes per trainable parameter); "
-                     "{:.3g} FLOP per sample; model state {}; activations {} per sample\n",
-                     p.model.parameters, p.model.trainable_parameters, p.model.dtype, p.model.optimizer, p.model.bytes_per_parameter,
-                     p.flops_per_sample(), format_bytes(p.model_state_bytes()), format_bytes(p.model.activation_bytes_per_sample));
-  out += fmt::format("  data: {} per sample ({} to the GPU), dataset {}, access {}, decode {}\n", format_bytes(p.data.sample_bytes),
-                     format_bytes(p.data.device_bytes_per_sample), format_bytes(p.data.dataset_bytes), to_string(p.data.access),
-                     to_string(p.data.decode));
-  out += fmt::format("  training: micro-batch {} x accumulation {} per GPU, model efficiency {:.0f}%, comm overlap {:.0f}%, "
-                     "sharding {}, target run {:.3g} samples\n",
-                     p.training.micro_batch_per_gpu, p.training.gradient_accumulation, p.training.model_efficiency * 100,
-                     p.training.comm_overlap * 100, to_string(p.training.sharding), p.target_run_samples().value_or(0));
+  std::string out =
+      fmt::format("{} ({})\n  {}\n  file: {}\n", p.name, to_string(p.category), p.description, p.source_path);
+  out += fmt::format(
+      "  model: {:.3g} parameters ({:.3g} trainable), {}, optimizer {} ({:.0f} bytes per trainable parameter); "
+      "{:.3g} FLOP per sample; model state {}; activations {} per sample\n",
+      p.model.parameters, p.model.trainable_parameters, p.model.dtype, p.model.optimizer, p.model.bytes_per_parameter,
+      p.flops_per_sample(), format_bytes(p.model_state_bytes()), format_bytes(p.model.activation_bytes_per_sample));
+  out += fmt::format("  data: {} per sample ({} to the GPU), dataset {}, access {}, decode {}\n",
+                     format_bytes(p.data.sample_bytes), format_bytes(p.data.device_bytes_per_sample),
+                     format_bytes(p.data.dataset_bytes), to_string(p.data.access), to_string(p.data.decode));
+  out += fmt::format(
+      "  training: micro-batch {} x accumulation {} per GPU, model efficiency {:.0f}%, comm overlap {:.0f}%, "
+      "sharding {}, target run {:.3g} samples\n",
+      p.training.micro_batch_per_gpu, p.training.gradient_accumulation, p.training.model_efficiency * 100,
+      p.training.comm_overlap * 100, to_string(p.training.sharding), p.target_run_samples().value_or(0));
   if (p.training.checkpoint_bytes > 0)
-    out += fmt::format("  checkpoint: {} every {:.0f} s\n", format_bytes(p.training.checkpoint_bytes), p.training.checkpoint_interval_s);
+    out += fmt::format("  checkpoint: {} every {:.0f} s\n", format_bytes(p.training.checkpoint_bytes),
+                       p.training.checkpoint_interval_s);
   const Thresholds& t = p.thresholds;
-  out += fmt::format("  thresholds: utilization >= {:.0f}% (FAIL < {:.0f}%), memory peak <= {:.0f}%, communication <= {:.0f}%, "
-                     "data wait <= {:.0f}%, host RAM >= {:.1f}x GPU memory, >= {:.1f} cores/GPU, GPU spread <= {:.0f}%\n",
-                     t.utilization_healthy * 100, t.utilization_min * 100, t.memory_peak_max * 100, t.comm_share_max * 100,
-                     t.data_wait_max * 100, t.host_ram_to_gpu_memory_min, t.cpu_cores_per_gpu_min, t.gpu_spread_max * 100);
+  out += fmt::format(
+      "  thresholds: utilization >= {:.0f}% (FAIL < {:.0f}%), memory peak <= {:.0f}%, communication <= {:.0f}%, "
+      "data wait <= {:.0f}%, host RAM >= {:.1f}x GPU memory, >= {:.1f} cores/GPU, GPU spread <= {:.0f}%\n",
+      t.utilization_healthy * 100, t.utilization_min * 100, t.memory_peak_max * 100, t.comm_share_max * 100,
+      t.data_wait_max * 100, t.host_ram_to_gpu_memory_min, t.cpu_cores_per_gpu_min, t.gpu_spread_max * 100);
   return out;
 }
 

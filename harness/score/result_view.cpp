@@ -21,7 +21,8 @@ ProbeState probe_state(const json& result, const std::string& id) {
       state.probe = &probe;
       return state;
     }
-    const std::string reason = probe.contains("reason") && probe["reason"].is_string() ? probe["reason"].get<std::string>() : "";
+    const std::string reason =
+        probe.contains("reason") && probe["reason"].is_string() ? probe["reason"].get<std::string>() : "";
     state.why = reason.empty() ? fmt::format("{} {}", id, status) : fmt::format("{} {}: {}", id, status, reason);
     return state;
   }
@@ -39,7 +40,9 @@ std::vector<const json*> select_metrics(const json& probe, const std::string& na
   std::vector<const json*> found;
   if (!probe.contains("metrics") || !probe["metrics"].is_array()) return found;
   for (const json& metric : probe["metrics"]) {
-    if (!metric.is_object() || metric.value("name", "") != name || !metric.contains("median") || !metric["median"].is_number()) continue;
+    if (!metric.is_object() || metric.value("name", "") != name || !metric.contains("median") ||
+        !metric["median"].is_number())
+      continue;
     const bool matches = std::all_of(filter.begin(), filter.end(),
                                      [&](const auto& pair) { return label_of(metric, pair.first) == pair.second; });
     if (matches) found.push_back(&metric);
@@ -47,7 +50,9 @@ std::vector<const json*> select_metrics(const json& probe, const std::string& na
   return found;
 }
 
-double metric_median(const json& metric) { return metric["median"].get<double>(); }
+double metric_median(const json& metric) {
+  return metric["median"].get<double>();
+}
 
 std::string describe_filter(const LabelFilter& filter) {
   if (filter.empty()) return "";
@@ -59,7 +64,8 @@ std::string describe_filter(const LabelFilter& filter) {
 std::vector<std::pair<std::string, double>> per_gpu_medians(const json& probe, const std::string& name,
                                                             const LabelFilter& filter) {
   std::vector<std::pair<std::string, double>> medians;
-  for (const json* metric : select_metrics(probe, name, filter)) medians.emplace_back(label_of(*metric, "gpu"), metric_median(*metric));
+  for (const json* metric : select_metrics(probe, name, filter))
+    medians.emplace_back(label_of(*metric, "gpu"), metric_median(*metric));
   std::sort(medians.begin(), medians.end(), [](const auto& a, const auto& b) {
     return a.first.size() != b.first.size() ? a.first.size() < b.first.size() : a.first < b.first;
   });
@@ -107,9 +113,11 @@ EnvFigures env_figures(const json& result) {
   const json& env = result["env"];
   if (env.contains("gpus") && env["gpus"].is_array()) {
     figures.gpus = static_cast<int>(env["gpus"].size());
-    for (const json& gpu : env["gpus"]) figures.gpu_memory_total_bytes += number_at(gpu, "memory_total_bytes").value_or(0);
+    for (const json& gpu : env["gpus"])
+      figures.gpu_memory_total_bytes += number_at(gpu, "memory_total_bytes").value_or(0);
   }
-  if (env.contains("gpu_status") && env["gpu_status"].is_string()) figures.gpu_status = env["gpu_status"].get<std::string>();
+  if (env.contains("gpu_status") && env["gpu_status"].is_string())
+    figures.gpu_status = env["gpu_status"].get<std::string>();
   if (env.contains("host") && env["host"].is_object()) {
     const json& host = env["host"];
     figures.ram_total_bytes = number_at(host, "ram_total_bytes");

@@ -21,15 +21,23 @@ std::string to_string(Verdict verdict) {
   return "?";
 }
 
-std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100); }
+std::string percent(double fraction) {
+  return fmt::format("{:.1f}%", fraction * 100);
+}
 
 namespace {
 
 using Show = std::function<std::string(double)>;
 
-std::string ratio_text(double value) { return fmt::format("{:.1f}x", value); }
-std::string cores_text(double value) { return fmt::format("{:.1f}", value); }
-std::string seconds_text(double value) { return fmt::format("{:.3g} s", value); }
+std::string ratio_text(double value) {
+  return fmt::format("{:.1f}x", value);
+}
+std::string cores_text(double value) {
+  return fmt::format("{:.1f}", value);
+}
+std::string seconds_text(double value) {
+  return fmt::format("{:.3g} s", value);
+}
 
 Rule not_judged(std::string name, std::string why) {
   Rule rule;
@@ -40,8 +48,8 @@ Rule not_judged(std::string name, std::string why) {
 }
 
 // PASS at or above pass_at, FAIL below fail_below, WARN between.
-Rule at_least(std::string name, const std::string& what, double figure, double pass_at, double fail_below, const Show& show,
-              std::string unit) {
+Rule at_least(std::string name, const std::string& what, double figure, double pass_at, double fail_below,
+              const Show& show, std::string unit) {
   Rule rule{std::move(name), Verdict::warn, figure, pass_at, fail_below, std::move(unit), "", ""};
   const std::string head = fmt::format("{}: {} {}", rule.name, what, show(figure));
   if (figure >= pass_at) {
@@ -57,8 +65,8 @@ Rule at_least(std::string name, const std::string& what, double figure, double p
 }
 
 // PASS at or below pass_max, FAIL above fail_above, WARN between.
-Rule at_most(std::string name, const std::string& what, double figure, double pass_max, double fail_above, const Show& show,
-             std::string unit) {
+Rule at_most(std::string name, const std::string& what, double figure, double pass_max, double fail_above,
+             const Show& show, std::string unit) {
   Rule rule{std::move(name), Verdict::warn, figure, pass_max, fail_above, std::move(unit), "", ""};
   const std::string head = fmt::format("{}: {} {}", rule.name, what, show(figure));
   if (figure <= pass_max) {
@@ -85,16 +93,17 @@ Rule utilization_rule(const Thresholds& t, const StepModel& step) {
   // GPU-memory traffic is part of the GPU's busy time: without it the utilization is a guess.
   const std::string busy_missing = first_unmeasured(step, {"gpu_memory_bandwidth"});
   if (!busy_missing.empty()) return not_judged("utilization", busy_missing);
-  Rule rule = at_least("utilization", "predicted GPU utilization", step.utilization, t.utilization_healthy, t.utilization_min,
-                       percent, "fraction");
-  if (!step.unmeasured.empty()) rule.text += fmt::format(" (assuming unmeasured stages keep up: {})", step.unmeasured.front());
+  Rule rule = at_least("utilization", "predicted GPU utilization", step.utilization, t.utilization_healthy,
+                       t.utilization_min, percent, "fraction");
+  if (!step.unmeasured.empty())
+    rule.text += fmt::format(" (assuming unmeasured stages keep up: {})", step.unmeasured.front());
   return rule;
 }
 
 Rule memory_rule(const Thresholds& t, const MemoryFit& memory) {
   if (memory.not_judged) return not_judged("memory_fit", *memory.not_judged);
-  const std::string what = fmt::format("peak {} of {} usable per GPU =", format_bytes(memory.peak_bytes),
-                                       format_bytes(memory.usable_bytes));
+  const std::string what =
+      fmt::format("peak {} of {} usable per GPU =", format_bytes(memory.peak_bytes), format_bytes(memory.usable_bytes));
   return at_most("memory_fit", what, memory.ratio(), t.memory_peak_max, 1.0, percent, "fraction");
 }
 
@@ -111,8 +120,8 @@ Rule data_wait_rule(const Thresholds& t, const StepModel& step) {
   if (step.not_judged) return not_judged("data_wait", *step.not_judged);
   const std::string missing = first_unmeasured(step, {"storage", "cpu_decode", "host_to_device"});
   if (!missing.empty()) return not_judged("data_wait", missing);
-  return at_most("data_wait", "GPUs wait for data", step.data_wait_share, t.data_wait_max, std::min(1.0, 2 * t.data_wait_max),
-                 percent, "fraction");
+  return at_most("data_wait", "GPUs wait for data", step.data_wait_share, t.data_wait_max,
+                 std::min(1.0, 2 * t.data_wait_max), percent, "fraction");
 }
 
 Rule host_ram_rule(const Thresholds& t, const HostFit& host) {
@@ -125,8 +134,8 @@ Rule host_ram_rule(const Thresholds& t, const HostFit& host) {
 
 Rule cpu_cores_rule(const Thresholds& t, const HostFit& host) {
   if (host.cores_not_judged) return not_judged("cpu_cores", *host.cores_not_judged);
-  return at_least("cpu_cores", "CPU cores per GPU", host.cores_per_gpu, t.cpu_cores_per_gpu_min, t.cpu_cores_per_gpu_min / 2,
-                  cores_text, "cores/GPU");
+  return at_least("cpu_cores", "CPU cores per GPU", host.cores_per_gpu, t.cpu_cores_per_gpu_min,
+                  t.cpu_cores_per_gpu_min / 2, cores_text, "cores/GPU");
 }
 
 Rule uniformity_rule(const Thresholds& t, const Uniformity& uniformity) {
@@ -141,14 +150,15 @@ Rule uniformity_rule(const Thresholds& t, const Uniformity& uniformity) {
 
 std::vector<Rule> judge_rules(const Profile& profile, const NodeModel& node) {
   const Thresholds& t = profile.thresholds;
-  std::vector<Rule> rules{utilization_rule(t, node.step),  memory_rule(t, node.memory),
-                          communication_rule(t, node),     data_wait_rule(t, node.step),
-                          host_ram_rule(t, node.host),     cpu_cores_rule(t, node.host),
+  std::vector<Rule> rules{utilization_rule(t, node.step),     memory_rule(t, node.memory), communication_rule(t, node),
+                          data_wait_rule(t, node.step),       host_ram_rule(t, node.host), cpu_cores_rule(t, node.host),
                           uniformity_rule(t, node.uniformity)};
   if (t.step_time_max_s) {
-    if (node.step.not_judged) rules.push_back(not_judged("step_time", *node.step.not_judged));
-    else rules.push_back(at_most("step_time", "predicted step time", node.step.step_s, *t.step_time_max_s, *t.step_time_max_s,
-                                 seconds_text, "s"));
+    if (node.step.not_judged)
+      rules.push_back(not_judged("step_time", *node.step.not_judged));
+    else
+      rules.push_back(at_most("step_time", "predicted step time", node.step.step_s, *t.step_time_max_s,
+                              *t.step_time_max_s, seconds_text, "s"));
   }
   return rules;
 }
@@ -176,8 +186,10 @@ json overall_verdict(const std::vector<Rule>& rules) {
   worst = !failed.empty() ? Verdict::fail : !warned.empty() ? Verdict::warn : Verdict::pass;
   const bool nothing_judged = unjudged.size() == rules.size();
   const Verdict judged_worst = worst;
-  if (nothing_judged) worst = Verdict::not_judged;
-  else if (worst == Verdict::pass && !unjudged.empty()) worst = Verdict::warn;
+  if (nothing_judged)
+    worst = Verdict::not_judged;
+  else if (worst == Verdict::pass && !unjudged.empty())
+    worst = Verdict::warn;
   auto names = [](const std::vector<std::string>& list) {
     std::string out;
     for (const auto& name : list) out += (out.empty() ? "" : ", ") + name;
@@ -186,7 +198,8 @@ json overall_verdict(const std::vector<Rule>& rules) {
   std::string text = to_string(worst);
   if (!failed.empty()) text += fmt::format(": failed {}", names(failed));
   if (!warned.empty()) text += fmt::format("{} warned {}", failed.empty() ? ":" : ";", names(warned));
-  if (!unjudged.empty()) text += fmt::format("{} not judged {}", failed.empty() && warned.empty() ? ":" : ";", names(unjudged));
+  if (!unjudged.empty())
+    text += fmt::format("{} not judged {}", failed.empty() && warned.empty() ? ":" : ";", names(unjudged));
   if (failed.empty() && warned.empty() && unjudged.empty()) text += ": every rule passed";
   return {{"verdict", to_string(worst)},
           {"worst_judged", nothing_judged ? "NOT_JUDGED" : to_string(judged_worst)},

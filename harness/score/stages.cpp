@@ -52,8 +52,8 @@ Stage compute_stage(const Profile& profile, const json& result, const StepShape&
   stage.capacity = gemm->value;
   stage.capacity_metric = gemm->source;
   stage.time_s = stage.demand / (gemm->value * profile.training.model_efficiency);
-  stage.note = fmt::format("at {:.0f}% model efficiency: {:.1f} TFLOP/s achieved", profile.training.model_efficiency * 100,
-                           gemm->value * profile.training.model_efficiency);
+  stage.note = fmt::format("at {:.0f}% model efficiency: {:.1f} TFLOP/s achieved",
+                           profile.training.model_efficiency * 100, gemm->value * profile.training.model_efficiency);
   return stage;
 }
 
@@ -70,7 +70,8 @@ Stage gpu_memory_bandwidth_stage(const Profile& profile, const json& result, con
   if (!probe.measured()) return not_measured(stage, probe.why);
   const LabelFilter filter{{"kernel", "copy"}};
   const auto bandwidth = slowest_gpu(*probe.probe, "gpu.memory-bandwidth", "bandwidth", filter);
-  if (!bandwidth || bandwidth->value <= 0) return not_measured(stage, missing_metric("gpu.memory-bandwidth", "bandwidth", filter));
+  if (!bandwidth || bandwidth->value <= 0)
+    return not_measured(stage, missing_metric("gpu.memory-bandwidth", "bandwidth", filter));
   stage.capacity = bandwidth->value;
   stage.capacity_metric = bandwidth->source;
   stage.time_s = stage.demand / bandwidth->value;
@@ -89,8 +90,10 @@ std::optional<Figure> storage_figure(const json& probe, const std::string& id, c
   auto figure = best_series(probe, id, name, filter);
   if (figure) {
     const std::string cache = figure->labels.value("cache", "");
-    if (fits_in_ram && cache != "page") note = "dataset fits in free RAM but no page-cache figure was measured; storage rate used";
-    if (!fits_in_ram && cache == "page") note = "only a page-cache figure was measured; the dataset does not fit in free RAM, so storage may be slower";
+    if (fits_in_ram && cache != "page")
+      note = "dataset fits in free RAM but no page-cache figure was measured; storage rate used";
+    if (!fits_in_ram && cache == "page")
+      note = "only a page-cache figure was measured; the dataset does not fit in free RAM, so storage may be slower";
   }
   return figure;
 }
@@ -108,7 +111,8 @@ Stage storage_stage(const Profile& profile, const json& result, const StepShape&
   if (!probe.measured()) return not_measured(stage, probe.why);
   if (sequential) {
     const auto bandwidth = storage_figure(*probe.probe, id, "bandwidth", {{"pattern", "seq"}}, fits, stage.note);
-    if (!bandwidth || bandwidth->value <= 0) return not_measured(stage, missing_metric(id, "bandwidth", {{"pattern", "seq"}}));
+    if (!bandwidth || bandwidth->value <= 0)
+      return not_measured(stage, missing_metric(id, "bandwidth", {{"pattern", "seq"}}));
     stage.capacity = stage.capacity_gbps = bandwidth->value;
     stage.capacity_metric = bandwidth->source;
     stage.time_s = stage.demand / bandwidth->value;
@@ -141,14 +145,16 @@ Stage cpu_decode_stage(const Profile& profile, const json& result, const StepSha
   if (const auto per_gpu = best_series(*probe.probe, "host.decode", "images_per_s_per_gpu", {{"stage", "full"}})) {
     stage.capacity = per_gpu->value;
     stage.capacity_metric = per_gpu->source;
-  } else if (const auto per_core = best_series(*probe.probe, "host.decode", "images_per_s_per_core", {{"stage", "full"}});
+  } else if (const auto per_core =
+                 best_series(*probe.probe, "host.decode", "images_per_s_per_core", {{"stage", "full"}});
              per_core && env.cores && shape.gpus > 0) {
     const double cores_per_gpu = *env.cores / shape.gpus;
     stage.capacity = per_core->value * cores_per_gpu;
     stage.capacity_metric = fmt::format("{} x {:.1f} cores per GPU", per_core->source, cores_per_gpu);
   } else {
-    return not_measured(stage, shape.gpus > 0 ? missing_metric("host.decode", "images_per_s_per_gpu", {{"stage", "full"}})
-                                              : "host.decode: no GPUs to share the cores among");
+    return not_measured(stage, shape.gpus > 0
+                                   ? missing_metric("host.decode", "images_per_s_per_gpu", {{"stage", "full"}})
+                                   : "host.decode: no GPUs to share the cores among");
   }
   if (stage.capacity <= 0) return not_measured(stage, "host.decode measured 0 images/s");
   stage.time_s = stage.demand / stage.capacity;
@@ -173,7 +179,8 @@ Stage host_to_device_stage(const Profile& profile, const json& result, const Ste
     bandwidth = slowest_gpu(*probe.probe, "gpu.pcie", "h2d_bandwidth", filter);
     if (bandwidth) stage.note = "no concurrent-copy figure; one-GPU-at-a-time rate used (optimistic)";
   }
-  if (!bandwidth || bandwidth->value <= 0) return not_measured(stage, missing_metric("gpu.pcie", "h2d_bandwidth", filter));
+  if (!bandwidth || bandwidth->value <= 0)
+    return not_measured(stage, missing_metric("gpu.pcie", "h2d_bandwidth", filter));
   stage.capacity = bandwidth->value;
   stage.capacity_metric = bandwidth->source;
   stage.time_s = stage.demand / bandwidth->value;
@@ -218,19 +225,22 @@ Stage communication_stage(const Profile& profile, const json& result, const Step
   if (shape.gpus == 0) return not_measured(stage, "no GPUs in env.gpus");
   if (shape.gpus == 1 || gradient_bytes <= 0) {
     stage.needed = false;
-    stage.note = shape.gpus == 1 ? "one GPU: no gradient all-reduce" : "no trainable parameters: no gradient all-reduce";
+    stage.note =
+        shape.gpus == 1 ? "one GPU: no gradient all-reduce" : "no trainable parameters: no gradient all-reduce";
     return stage;
   }
   const double gpus = shape.gpus;
-  const double collectives = profile.training.sharding == Sharding::full ? 1.5 * profile.training.gradient_accumulation : 1.0;
+  const double collectives =
+      profile.training.sharding == Sharding::full ? 1.5 * profile.training.gradient_accumulation : 1.0;
   stage.demand = gradient_bytes * 2 * (gpus - 1) / gpus * collectives / 1e9;
   const ProbeState probe = probe_state(result, "comm.allreduce");
   if (!probe.measured()) return not_measured(stage, probe.why);
   const json* nearest = nearest_allreduce(*probe.probe, gradient_bytes, shape.gpus);
   if (!nearest || metric_median(*nearest) <= 0) return not_measured(stage, "comm.allreduce has no busbw [size] metric");
   stage.capacity = metric_median(*nearest);
-  stage.capacity_metric = fmt::format("comm.allreduce busbw [size={}, gpus={}] median (nearest to {:.0f} MB of gradients)",
-                                      label_of(*nearest, "size"), label_of(*nearest, "gpus"), gradient_bytes / 1e6);
+  stage.capacity_metric =
+      fmt::format("comm.allreduce busbw [size={}, gpus={}] median (nearest to {:.0f} MB of gradients)",
+                  label_of(*nearest, "size"), label_of(*nearest, "gpus"), gradient_bytes / 1e6);
   stage.time_s = stage.demand / stage.capacity;
   stage.exposed_time_s = stage.time_s * (1 - profile.training.comm_overlap);
   stage.note = fmt::format("{:.0f}% overlapped with compute", profile.training.comm_overlap * 100);

@@ -23,16 +23,16 @@ struct Stage {
   double capacity = 0;
   std::string capacity_unit;
   std::string capacity_metric;
-  double time_s = 0;          // per step, at the measured capacity
-  double exposed_time_s = 0;  // communication only: not hidden behind compute
-  double capacity_gbps = 0;   // storage: the capacity expressed in GB/s, for the bottleneck sentence
+  double time_s = 0;                   // per step, at the measured capacity
+  double exposed_time_s = 0;           // communication only: not hidden behind compute
+  double capacity_gbps = 0;            // storage: the capacity expressed in GB/s, for the bottleneck sentence
   std::optional<double> knee_workers;  // storage.dataset's worker knee, when measured
   bool judged() const { return needed && !not_judged; }
 };
 
 // The workload as the node runs it: GPU count, samples per step.
 struct StepShape {
-  int gpus = 0;            // from env.gpus (0: no GPU found)
+  int gpus = 0;  // from env.gpus (0: no GPU found)
   int samples_per_gpu = 0;
   int samples_per_node = 0;  // samples_per_gpu x max(gpus, 1)
 };
@@ -40,8 +40,10 @@ StepShape step_shape(const Profile& profile, const EnvFigures& env);
 
 Stage compute_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape);
 Stage gpu_memory_bandwidth_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape);
-Stage storage_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape, const EnvFigures& env);
-Stage cpu_decode_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape, const EnvFigures& env);
+Stage storage_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape,
+                    const EnvFigures& env);
+Stage cpu_decode_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape,
+                       const EnvFigures& env);
 Stage host_to_device_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape);
 Stage communication_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape);
 

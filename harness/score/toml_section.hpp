@@ -19,8 +19,7 @@ namespace nodeaudit::score::detail {
 enum class Bound { positive, non_negative, fraction, any };
 
 [[noreturn]] inline void fail_at(const std::string& path, const toml::source_position& pos, const std::string& why) {
-  throw UsageError(fmt::format("{}:{}:{}", path, pos.line == 0 ? 1 : pos.line, pos.column == 0 ? 1 : pos.column),
-                   why);
+  throw UsageError(fmt::format("{}:{}:{}", path, pos.line == 0 ? 1 : pos.line, pos.column == 0 ? 1 : pos.column), why);
 }
 
 inline std::string join(const std::vector<std::string>& items) {
@@ -38,8 +37,8 @@ class Section {
     const toml::node* node = find(key);
     if (!node) return std::nullopt;
     if (!node->is_number()) fail(*node, fmt::format("'{}' in {} must be a number, got {}", key, where(), type(*node)));
-    const double value = node->is_integer() ? static_cast<double>(node->as_integer()->get())
-                                            : node->as_floating_point()->get();
+    const double value =
+        node->is_integer() ? static_cast<double>(node->as_integer()->get()) : node->as_floating_point()->get();
     check_bound(*node, key, value, bound);
     return value;
   }
@@ -47,10 +46,12 @@ class Section {
   std::optional<int> integer(const std::string& key, int min_value) {
     const toml::node* node = find(key);
     if (!node) return std::nullopt;
-    if (!node->is_integer()) fail(*node, fmt::format("'{}' in {} must be an integer, got {}", key, where(), type(*node)));
+    if (!node->is_integer())
+      fail(*node, fmt::format("'{}' in {} must be an integer, got {}", key, where(), type(*node)));
     const auto value = node->as_integer()->get();
     if (value < min_value || value > 1'000'000)
-      fail(*node, fmt::format("'{}' in {} is {}; must be an integer from {} to 1000000", key, where(), value, min_value));
+      fail(*node,
+           fmt::format("'{}' in {} is {}; must be an integer from {} to 1000000", key, where(), value, min_value));
     return static_cast<int>(value);
   }
 
@@ -62,7 +63,8 @@ class Section {
     double value = 0;
     if (node->is_string()) {
       const std::string text = node->as_string()->get();
-      if (!text.empty() && text.front() == '-') fail(*node, fmt::format("'{}' in {} is {}; a size must not be negative", key, where(), text));
+      if (!text.empty() && text.front() == '-')
+        fail(*node, fmt::format("'{}' in {} is {}; a size must not be negative", key, where(), text));
       try {
         value = static_cast<double>(parse_size_bytes(text));
       } catch (const UsageError& error) {
@@ -71,7 +73,8 @@ class Section {
     } else if (node->is_number()) {
       value = node->is_integer() ? static_cast<double>(node->as_integer()->get()) : node->as_floating_point()->get();
     } else {
-      fail(*node, fmt::format("'{}' in {} must be a size (bytes or a string like \"110KiB\"), got {}", key, where(), type(*node)));
+      fail(*node, fmt::format("'{}' in {} must be a size (bytes or a string like \"110KiB\"), got {}", key, where(),
+                              type(*node)));
     }
     check_bound(*node, key, value, bound);
     return value;
@@ -91,7 +94,8 @@ class Section {
     } else if (node->is_number()) {
       value = node->is_integer() ? static_cast<double>(node->as_integer()->get()) : node->as_floating_point()->get();
     } else {
-      fail(*node, fmt::format("'{}' in {} must be a duration (seconds or a string like \"30m\"), got {}", key, where(), type(*node)));
+      fail(*node, fmt::format("'{}' in {} must be a duration (seconds or a string like \"30m\"), got {}", key, where(),
+                              type(*node)));
     }
     check_bound(*node, key, value, Bound::non_negative);
     return value;
@@ -113,7 +117,8 @@ class Section {
 
   const toml::array* array(const std::string& key) {
     const toml::node* node = find(key);
-    if (node && !node->is_array()) fail(*node, fmt::format("'{}' in {} must be an array, got {}", key, where(), type(*node)));
+    if (node && !node->is_array())
+      fail(*node, fmt::format("'{}' in {} must be an array, got {}", key, where(), type(*node)));
     return node ? node->as_array() : nullptr;
   }
 
@@ -130,11 +135,14 @@ class Section {
     for (auto&& [key, node] : table_) {
       const std::string name(key.str());
       if (std::find(accepted_.begin(), accepted_.end(), name) == accepted_.end())
-        fail_at(path_, key.source().begin, fmt::format("unknown key '{}' in {}; accepted: {}", name, where(), join(accepted_)));
+        fail_at(path_, key.source().begin,
+                fmt::format("unknown key '{}' in {}; accepted: {}", name, where(), join(accepted_)));
     }
   }
 
-  [[noreturn]] void fail(const toml::node& node, const std::string& why) const { fail_at(path_, node.source().begin, why); }
+  [[noreturn]] void fail(const toml::node& node, const std::string& why) const {
+    fail_at(path_, node.source().begin, why);
+  }
   [[noreturn]] void fail_here(const std::string& why) const { fail_at(path_, table_.source().begin, why); }
   const std::string& path() const { return path_; }
   std::string where() const { return name_.empty() ? "the top level" : "[" + name_ + "]"; }

@@ -29,7 +29,9 @@ const ns::Profile& test_profile() {
   return profile;
 }
 
-json score(const std::string& fixture, const ns::CostOptions& cost = {}) { return ns::assess(test_profile(), load_fixture(fixture), cost); }
+json score(const std::string& fixture, const ns::CostOptions& cost = {}) {
+  return ns::assess(test_profile(), load_fixture(fixture), cost);
+}
 
 std::string verdict(const json& assessment, const std::string& rule) {
   for (const json& entry : assessment["rules"])
@@ -48,7 +50,7 @@ const json& resource(const json& assessment, const std::string& name) {
 TEST(Assess, BalancedNodePassesEveryRule) {
   const json a = score("balanced");
   EXPECT_NEAR(a["step"]["time_s"].get<double>(), 0.0195, 1e-12);
-  EXPECT_NEAR(a["step"]["gpu_utilization"].get<double>(), 0.016 / 0.0195, 1e-12);  // 82.05%
+  EXPECT_NEAR(a["step"]["gpu_utilization"].get<double>(), 0.016 / 0.0195, 1e-12);      // 82.05%
   EXPECT_NEAR(a["step"]["exposed_comm_share"].get<double>(), 0.0035 / 0.0195, 1e-12);  // 17.9%
   EXPECT_DOUBLE_EQ(a["step"]["data_wait_share"].get<double>(), 0);
   EXPECT_NEAR(resource(a, "storage")["time_per_step_s"].get<double>(), 0.008, 1e-12);
@@ -75,14 +77,15 @@ TEST(Assess, StorageStarvedNodeNamesStorageAndTheKnee) {
   EXPECT_NEAR(a["step"]["gpu_utilization"].get<double>(), 0.40, 1e-12);
   EXPECT_NEAR(a["step"]["data_wait_share"].get<double>(), (0.04 - 0.0195) / 0.04, 1e-12);  // 51.25%
   EXPECT_EQ(verdict(a, "utilization"), "FAIL");
-  EXPECT_EQ(verdict(a, "data_wait"), "WARN");  // above 30%, not above 60%
+  EXPECT_EQ(verdict(a, "data_wait"), "WARN");      // above 30%, not above 60%
   EXPECT_EQ(verdict(a, "communication"), "PASS");  // 0.0035 / 0.04 = 8.75%
   EXPECT_EQ(a["overall"]["verdict"], "FAIL");
   EXPECT_EQ(a["bottleneck"]["resource"], "storage");
   // 800 samples/s x 1 MB = 0.8 GB/s; needed 32 MB / 0.0195 s = 1.64 GB/s.
-  EXPECT_EQ(a["bottleneck"]["text"],
-            "storage: 0.8 GB/s of 1.6 GB/s needed (800 of 1641 samples/s) — move hot data to local NVMe or raise loader "
-            "workers (knee at 8)");
+  EXPECT_EQ(
+      a["bottleneck"]["text"],
+      "storage: 0.8 GB/s of 1.6 GB/s needed (800 of 1641 samples/s) — move hot data to local NVMe or raise loader "
+      "workers (knee at 8)");
   EXPECT_EQ(ns::exit_code_for(a), 1);
 }
 
@@ -94,16 +97,17 @@ TEST(Assess, NodeTwoGiBShortOfGpuMemoryFails) {
   EXPECT_EQ(verdict(a, "utilization"), "PASS");
   EXPECT_EQ(a["overall"]["verdict"], "FAIL");
   EXPECT_EQ(a["bottleneck"]["resource"], "memory");
-  EXPECT_NE(a["bottleneck"]["text"].get<std::string>().find("is 2 GiB more than the"), std::string::npos) << a["bottleneck"]["text"];
+  EXPECT_NE(a["bottleneck"]["text"].get<std::string>().find("is 2 GiB more than the"), std::string::npos)
+      << a["bottleneck"]["text"];
 }
 
 TEST(Assess, SlowAllReduceIsTheBottleneck) {
   const json a = score("slow-allreduce");
   // 3.5 GB / 50 GB/s = 0.07 s, half exposed: 0.035 s; step 0.016 + 0.035 = 0.051 s.
   EXPECT_NEAR(a["step"]["time_s"].get<double>(), 0.051, 1e-12);
-  EXPECT_NEAR(a["step"]["gpu_utilization"].get<double>(), 0.016 / 0.051, 1e-12);  // 31.4%
+  EXPECT_NEAR(a["step"]["gpu_utilization"].get<double>(), 0.016 / 0.051, 1e-12);     // 31.4%
   EXPECT_NEAR(a["step"]["exposed_comm_share"].get<double>(), 0.035 / 0.051, 1e-12);  // 68.6%
-  EXPECT_EQ(verdict(a, "communication"), "FAIL");  // above twice 20%
+  EXPECT_EQ(verdict(a, "communication"), "FAIL");                                    // above twice 20%
   EXPECT_EQ(verdict(a, "data_wait"), "PASS");
   EXPECT_EQ(a["bottleneck"]["resource"], "communication");
   EXPECT_EQ(resource(a, "communication")["capacity"]["metric"],
@@ -123,7 +127,8 @@ TEST(Assess, CpuStarvedNodeUsesPerCoreRateTimesCoresPerGpu) {
 
 TEST(Assess, SkippedGpuProbesAreNotJudgedNeverPassed) {
   const json a = score("gpu-skipped");
-  for (const char* rule : {"utilization", "memory_fit", "communication", "data_wait", "uniformity"}) EXPECT_EQ(verdict(a, rule), "NOT_JUDGED") << rule;
+  for (const char* rule : {"utilization", "memory_fit", "communication", "data_wait", "uniformity"})
+    EXPECT_EQ(verdict(a, rule), "NOT_JUDGED") << rule;
   EXPECT_EQ(verdict(a, "host_ram"), "PASS");
   EXPECT_EQ(verdict(a, "cpu_cores"), "PASS");
   // Everything judged passed, but five rules could not be judged: WARN, not PASS.
@@ -134,8 +139,9 @@ TEST(Assess, SkippedGpuProbesAreNotJudgedNeverPassed) {
   EXPECT_EQ(a["upgrade"]["verdict"], "not judged");
   for (const json& rule : a["rules"]) {
     if (rule["rule"] != "memory_fit") continue;
-    EXPECT_EQ(rule["text"], "memory_fit: not judged (gpu.memory-capacity skipped: no CUDA device (cudaGetDeviceCount: CUDA "
-                            "driver version is insufficient for CUDA runtime version))");
+    EXPECT_EQ(rule["text"],
+              "memory_fit: not judged (gpu.memory-capacity skipped: no CUDA device (cudaGetDeviceCount: CUDA "
+              "driver version is insufficient for CUDA runtime version))");
   }
   EXPECT_EQ(ns::exit_code_for(a), 0);
 }
@@ -154,13 +160,14 @@ TEST(Assess, UpgradeJustifiedWhenBusyFullAndNeverWaiting) {
   // all-reduce 10x faster: 3.5 GB / 5000 GB/s = 0.0007 s, 0.00035 s exposed; usable 25 GB -> 80% full.
   for (json& probe : result["probes"]) {
     for (json& metric : probe["metrics"]) {
-      if (probe["id"] == "comm.allreduce" && metric["name"] == "busbw") metric["median"] = metric["median"].get<double>() * 10;
+      if (probe["id"] == "comm.allreduce" && metric["name"] == "busbw")
+        metric["median"] = metric["median"].get<double>() * 10;
       if (probe["id"] == "gpu.memory-capacity" && metric["name"] == "usable_bytes") metric["median"] = 25e9;
     }
   }
   const json a = ns::assess(test_profile(), result, {});
   EXPECT_NEAR(a["step"]["gpu_utilization"].get<double>(), 0.016 / 0.01635, 1e-12);  // 97.9%
-  EXPECT_EQ(verdict(a, "memory_fit"), "PASS");  // exactly 80%
+  EXPECT_EQ(verdict(a, "memory_fit"), "PASS");                                      // exactly 80%
   EXPECT_EQ(a["upgrade"]["verdict"], "upgrade is justified");
 }
 
@@ -173,7 +180,7 @@ TEST(Assess, RunCostFromThePredictedStep) {
   const json starved = score("storage-starved", cheap);
   EXPECT_NEAR(balanced["cost"]["predicted_hours"].get<double>(), 1e6 * 0.0195 / 32 / 3600, 1e-12);
   EXPECT_NEAR(balanced["cost"]["run_cost"].get<double>(), 20 * 1e6 * 0.0195 / 32 / 3600, 1e-9);  // 3.385
-  EXPECT_NEAR(starved["cost"]["run_cost"].get<double>(), 12 * 1e6 * 0.04 / 32 / 3600, 1e-9);      // 4.167
+  EXPECT_NEAR(starved["cost"]["run_cost"].get<double>(), 12 * 1e6 * 0.04 / 32 / 3600, 1e-9);     // 4.167
   EXPECT_LT(balanced["cost"]["run_cost"].get<double>(), starved["cost"]["run_cost"].get<double>());
   EXPECT_EQ(balanced["cost"]["per_million_unit"], "samples");
 }
@@ -181,7 +188,8 @@ TEST(Assess, RunCostFromThePredictedStep) {
 TEST(Assess, EveryShippedProfileScoresEveryFixture) {
   for (const std::string& name : ns::shipped_profile_names()) {
     const ns::Profile profile = ns::load_profile(name);
-    for (const char* fixture : {"balanced", "storage-starved", "memory-short", "slow-allreduce", "cpu-starved", "gpu-skipped"}) {
+    for (const char* fixture :
+         {"balanced", "storage-starved", "memory-short", "slow-allreduce", "cpu-starved", "gpu-skipped"}) {
       ns::CostOptions cost;
       cost.price_per_hour = 10;
       const json a = ns::assess(profile, load_fixture(fixture), cost);

@@ -11,7 +11,9 @@ namespace ns = nodeaudit::score;
 
 namespace {
 
-std::string fixture_profile(const std::string& name) { return std::string(NODEAUDIT_FIXTURES) + "/profiles/" + name + ".toml"; }
+std::string fixture_profile(const std::string& name) {
+  return std::string(NODEAUDIT_FIXTURES) + "/profiles/" + name + ".toml";
+}
 
 // The UsageError text of loading `name`, or "" when it loads.
 std::string load_error(const std::string& path) {
@@ -26,8 +28,9 @@ std::string load_error(const std::string& path) {
 }  // namespace
 
 TEST(ShippedProfiles, AllSevenAreListed) {
-  const std::vector<std::string> expected{"cv-detection",     "cv-resnet50-imagenet", "diffusion-finetune", "llm-finetune-7b",
-                                          "llm-inference-batch", "llm-lora-7b",        "llm-pretrain-7b"};
+  const std::vector<std::string> expected{"cv-detection",    "cv-resnet50-imagenet", "diffusion-finetune",
+                                          "llm-finetune-7b", "llm-inference-batch",  "llm-lora-7b",
+                                          "llm-pretrain-7b"};
   EXPECT_EQ(ns::shipped_profile_names(), expected);
 }
 
@@ -83,7 +86,8 @@ TEST(BadProfiles, SyntaxErrorNamesLineAndColumn) {
 TEST(BadProfiles, UnknownKeyListsAcceptedKeys) {
   const std::string path = fixture_profile("unknown-key");
   const std::string error = load_error(path);
-  EXPECT_EQ(error.rfind(path + ":8:1: unknown key 'activation_byte_per_sample' in [model]; accepted: ", 0), 0u) << error;
+  EXPECT_EQ(error.rfind(path + ":8:1: unknown key 'activation_byte_per_sample' in [model]; accepted: ", 0), 0u)
+      << error;
   EXPECT_NE(error.find("activation_bytes_per_sample"), std::string::npos);
 }
 
@@ -133,7 +137,8 @@ target_samples = 1
     ns::parse_profile(text, "inline.toml");
     FAIL() << "a bare K must be refused";
   } catch (const nodeaudit::UsageError& error) {
-    EXPECT_EQ(std::string(error.what()).rfind("inline.toml:8:15: 'sample_size' in [data]: size '110K'", 0), 0u) << error.what();
+    EXPECT_EQ(std::string(error.what()).rfind("inline.toml:8:15: 'sample_size' in [data]: size '110K'", 0), 0u)
+        << error.what();
   }
 }
 

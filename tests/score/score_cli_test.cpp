@@ -13,14 +13,14 @@
 
 namespace {
 
-struct Run {
+struct CliRun {
   int exit_code = -1;
   std::string output;  // stdout and stderr together
 };
 
-Run nodeaudit(const std::string& args) {
+CliRun nodeaudit(const std::string& args) {
   const std::string command = "NODEAUDIT_PROFILE_DIR=" NODEAUDIT_PROFILES " " NODEAUDIT_BINARY " " + args + " 2>&1";
-  Run run;
+  CliRun run;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return run;
   std::array<char, 4096> buffer{};
@@ -30,17 +30,20 @@ Run nodeaudit(const std::string& args) {
   return run;
 }
 
-std::string fixture(const std::string& relative) { return std::string(NODEAUDIT_FIXTURES) + "/" + relative; }
+std::string fixture(const std::string& relative) {
+  return std::string(NODEAUDIT_FIXTURES) + "/" + relative;
+}
 const std::string test_profile = fixture("profiles/balance-test.toml");
 
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("nodeaudit-score-" + std::to_string(::getpid()) + "-" + name)).string();
+  return (std::filesystem::temp_directory_path() / ("nodeaudit-score-" + std::to_string(::getpid()) + "-" + name))
+      .string();
 }
 
 }  // namespace
 
 TEST(ProfilesCommand, ListShowsEveryShippedProfile) {
-  const Run run = nodeaudit("profiles list");
+  const CliRun run = nodeaudit("profiles list");
   EXPECT_EQ(run.exit_code, 0) << run.output;
   for (const char* name : {"llm-pretrain-7b", "llm-finetune-7b", "llm-lora-7b", "cv-resnet50-imagenet", "cv-detection",
                            "diffusion-finetune", "llm-inference-batch"})
@@ -48,7 +51,7 @@ TEST(ProfilesCommand, ListShowsEveryShippedProfile) {
 }
 
 TEST(ProfilesCommand, ShowPrintsDerivedFiguresAsJson) {
-  const Run run = nodeaudit("profiles show llm-finetune-7b --format json");
+  const CliRun run = nodeaudit("profiles show llm-finetune-7b --format json");
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const auto profile = nlohmann::json::parse(run.output);
   EXPECT_DOUBLE_EQ(profile["model"]["model_state_bytes"].get<double>(), 16 * 6.74e9);
@@ -56,34 +59,37 @@ TEST(ProfilesCommand, ShowPrintsDerivedFiguresAsJson) {
 
 TEST(ProfilesCommand, EveryBadProfileExitsTwoWithItsLocation) {
   const std::vector<std::pair<std::string, std::string>> cases{
-      {"syntax-error", ":3:"},   {"unknown-key", ":8:1: unknown key"}, {"negative-size", ":10:15:"},
-      {"missing-field", ":14:1: missing required field"}, {"fraction-above-one", ":20:17:"}, {"wrong-type", ":15:23:"}};
+      {"syntax-error", ":3:"},           {"unknown-key", ":8:1: unknown key"},
+      {"negative-size", ":10:15:"},      {"missing-field", ":14:1: missing required field"},
+      {"fraction-above-one", ":20:17:"}, {"wrong-type", ":15:23:"}};
   for (const auto& [name, location] : cases) {
     const std::string path = fixture("profiles/" + name + ".toml");
-    const Run run = nodeaudit("profiles show " + path);
+    const CliRun run = nodeaudit("profiles show " + path);
     EXPECT_EQ(run.exit_code, 2) << name << ": " << run.output;
     EXPECT_EQ(run.output.rfind("nodeaudit: " + path + location, 0), 0u) << run.output;
   }
 }
 
 TEST(ScoreCommand, BalancedResultPassesAndStarvedOneFails) {
-  const Run balanced = nodeaudit("score " + fixture("results/balanced.json") + " --profile " + test_profile);
+  const CliRun balanced = nodeaudit("score " + fixture("results/balanced.json") + " --profile " + test_profile);
   EXPECT_EQ(balanced.exit_code, 0) << balanced.output;
   EXPECT_NE(balanced.output.find("Overall: PASS"), std::string::npos) << balanced.output;
-  const Run starved = nodeaudit("score " + fixture("results/storage-starved.json") + " --profile " + test_profile);
+  const CliRun starved = nodeaudit("score " + fixture("results/storage-starved.json") + " --profile " + test_profile);
   EXPECT_EQ(starved.exit_code, 1) << starved.output;
-  EXPECT_NE(starved.output.find("Bottleneck: storage: 0.8 GB/s of 1.6 GB/s needed"), std::string::npos) << starved.output;
+  EXPECT_NE(starved.output.find("Bottleneck: storage: 0.8 GB/s of 1.6 GB/s needed"), std::string::npos)
+      << starved.output;
 }
 
 TEST(ScoreCommand, BadProfileIsUsageError) {
-  const Run run = nodeaudit("score " + fixture("results/balanced.json") + " --profile " + fixture("profiles/unknown-key.toml"));
+  const CliRun run =
+      nodeaudit("score " + fixture("results/balanced.json") + " --profile " + fixture("profiles/unknown-key.toml"));
   EXPECT_EQ(run.exit_code, 2) << run.output;
 }
 
 TEST(ScoreCommand, JsonCarriesCostAndOutWritesTheAssessmentIntoTheResult) {
   const std::string out = temp_path("scored.json");
   std::filesystem::remove(out);
-  const Run run = nodeaudit("score " + fixture("results/balanced.json") + " --profile " + test_profile +
+  const CliRun run = nodeaudit("score " + fixture("results/balanced.json") + " --profile " + test_profile +
                             " --price-per-hour 20 --ops-cost 1 --format json --out " + out);
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const auto assessment = nlohmann::json::parse(run.output);
@@ -110,7 +116,8 @@ TEST(ScoreCommand, RefusesOtherSchemasAndCorruptFiles) {
 }
 
 TEST(ScoreCommand, BadPriceIsUsageError) {
-  const Run run = nodeaudit("score " + fixture("results/balanced.json") + " --profile " + test_profile + " --price-per-hour -3");
+  const CliRun run =
+      nodeaudit("score " + fixture("results/balanced.json") + " --profile " + test_profile + " --price-per-hour -3");
   EXPECT_EQ(run.exit_code, 2) << run.output;
   EXPECT_NE(run.output.find("--price-per-hour -3"), std::string::npos) << run.output;
 }
