@@ -68,7 +68,7 @@ int execute(RunInvocation& inv) {
   Nvml nvml;
   const RunSettings settings = make_settings(inv.common, nvml.device_count(), nvml.why_unavailable());
   RunSettings run_settings = settings;
-  run_settings.profile_path = prepare_profile(inv.common.profile, inv.extras);
+  run_settings.profile_path = prepare_run_extras(inv.common.profile, inv.extras);
   const std::string out_path = resolve_out_path(inv.common.out, "results", host_name());
   const bool json_out = inv.common.format == "json";
   const bool tty = stdout_is_tty() && !json_out;
@@ -89,7 +89,7 @@ int execute(RunInvocation& inv) {
       continue;
     }
     if (!tty) std::fprintf(stderr, "[%zu/%zu] %s ...\n", i + 1, plan.size(), spec.id.c_str());
-    nlohmann::json entry = run_probe_isolated(spec, probe_params_for(spec, inv.extras, run_settings), iso, interrupt,
+    nlohmann::json entry = run_probe_isolated(spec, probe_params_for(spec, inv.extras), iso, interrupt,
                                               progress_printer(tty, spec.id, i + 1, plan.size()));
     if (tty) std::fputs("\r\033[K", stderr);
     if (!json_out) std::fputs(render_probe(entry).c_str(), log);

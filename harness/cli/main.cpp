@@ -31,10 +31,8 @@ int main(int argc, char** argv) {
   cli::add_probe_command(app, action);
   cli::add_list_command(app, action);
   cli::add_env_command(app, action);
-#ifdef NODEAUDIT_HAVE_SCORE_COMMANDS
   cli::add_score_command(app, action);
   cli::add_profiles_command(app, action);
-#endif
   try {
     check_probe_id(argc, argv);
     app.parse(argc, argv);

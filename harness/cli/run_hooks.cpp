@@ -1,25 +1,57 @@
 #include "run_hooks.hpp"
 
+#include <cmath>
+#include <filesystem>
+
+#include <fmt/format.h>
+
 #include "../errors.hpp"
 
 namespace nodeaudit::cli {
 
 void add_run_extras(CLI::App& run, RunExtras& extras) {
   run.add_option("--price-per-hour", extras.price_per_hour, "Node price per hour, for the cost of one training run");
-  run.add_option("--prometheus", extras.prometheus, "Also write a node_exporter textfile with every metric");
 }
 
-std::string prepare_profile(const std::string& name_or_path, RunExtras&) {
-  if (name_or_path.empty()) return "";
-  throw UsageError("--profile " + name_or_path, "profiles are not available in this build yet");
+std::string prepare_run_extras(const std::string& profile_name_or_path, RunExtras& extras) {
+  if (!extras.price_per_hour.empty()) {
+    double price = -1;
+    try {
+      std::size_t used = 0;
+      price = std::stod(extras.price_per_hour, &used);
+      if (used != extras.price_per_hour.size()) price = -1;
+    } catch (const std::exception&) {
+      price = -1;
+    }
+    if (!(price > 0) || !std::isfinite(price))
+      throw UsageError("--price-per-hour " + extras.price_per_hour, "must be a positive number (price of the node per hour)");
+    if (profile_name_or_path.empty()) throw UsageError("--price-per-hour", "needs --profile: the cost is of one run of a workload");
+    extras.cost.price_per_hour = price;
+  }
+  if (profile_name_or_path.empty()) return "";
+  extras.profile = score::load_profile(profile_name_or_path);
+  return extras.profile->source_path;
 }
 
-std::map<std::string, std::string> probe_params_for(const ProbeSpec&, const RunExtras&, const RunSettings&) { return {}; }
-
-int assess_run(nlohmann::json&, const RunExtras&, std::FILE*, bool) { return 0; }
-
-void write_run_side_outputs(const nlohmann::json&, const RunExtras& extras) {
-  if (!extras.prometheus.empty()) throw UsageError("--prometheus " + extras.prometheus, "not available in this build yet");
+std::map<std::string, std::string> probe_params_for(const ProbeSpec& spec, const RunExtras& extras) {
+  std::map<std::string, std::string> texts;
+  if (!extras.profile) return texts;
+  // A profile's sample size shapes the probes that emulate its data loader, when they take it.
+  const double sample_bytes = extras.profile->data.sample_bytes;
+  for (const ParamSpec& p : spec.params) {
+    if (sample_bytes >= 1 && (p.name == "sample-size" || p.name == "image-size"))
+      texts[p.name] = fmt::format("{}", static_cast<long long>(std::llround(sample_bytes)));
+  }
+  return texts;
 }
+
+int assess_run(nlohmann::json& doc, const RunExtras& extras, std::FILE* log, bool json_out) {
+  if (!extras.profile) return 0;
+  doc["assessment"] = score::assess(*extras.profile, doc, extras.cost);
+  if (!json_out) std::fputs(("\n" + score::render_assessment(doc["assessment"])).c_str(), log);
+  return score::exit_code_for(doc["assessment"]);
+}
+
+void write_run_side_outputs(const nlohmann::json&, const RunExtras&) {}
 
 }  // namespace nodeaudit::cli

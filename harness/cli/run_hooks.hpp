@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -11,22 +12,23 @@
 
 #include "../context.hpp"
 #include "../probe.hpp"
+#include "../score/score.hpp"
 
 namespace nodeaudit::cli {
 
 struct RunExtras {
   std::string price_per_hour;  // --price-per-hour, text as typed
   std::string prometheus;      // --prometheus FILE
-  nlohmann::json profile;      // the loaded profile as JSON (empty when none)
+  std::optional<score::Profile> profile;
+  score::CostOptions cost;
 };
 
 void add_run_extras(CLI::App& run, RunExtras& extras);
-// Loads and checks the profile before any probe runs, so a bad profile costs no measuring time.
-// Returns the resolved profile file path ("" when no profile).
-std::string prepare_profile(const std::string& name_or_path, RunExtras& extras);
-// Parameter texts a profile implies for a probe (sample size of the data set, ...).
-std::map<std::string, std::string> probe_params_for(const ProbeSpec& spec, const RunExtras& extras,
-                                                    const RunSettings& settings);
+// Loads and checks the profile and the side-output paths before any probe runs, so bad input
+// costs no measuring time. Returns the resolved profile file path ("" when no profile).
+std::string prepare_run_extras(const std::string& profile_name_or_path, RunExtras& extras);
+// Parameter texts a profile implies for a probe (the sample size of the data set, ...).
+std::map<std::string, std::string> probe_params_for(const ProbeSpec& spec, const RunExtras& extras);
 // Scores the finished run when a profile was given; stores doc["assessment"], prints it unless
 // json_out; returns the exit code the verdict implies (1 on FAIL).
 int assess_run(nlohmann::json& doc, const RunExtras& extras, std::FILE* log, bool json_out);
