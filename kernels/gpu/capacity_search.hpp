@@ -1,0 +1,54 @@
+// The OOM edge, searched against a small allocator interface so the search is tested on a CPU with
+// a fake. The device implementation wraps cudaMalloc/cudaFree/cudaMemGetInfo (never managed memory).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nodeaudit::gpu {
+
+class DeviceAllocator {
+ public:
+  virtual ~DeviceAllocator() = default;
+  // Returns nullptr when the allocation does not fit; any other failure is reported by `error()`.
+  virtual void* allocate(std::uint64_t bytes) = 0;
+  virtual void release(void* pointer) = 0;
+  virtual std::uint64_t free_bytes() = 0;
+  // Set after a failure that is not out-of-memory (sticky error, driver fault); the search stops.
+  virtual std::string error() const { return {}; }
+};
+
+// Largest single allocation, in multiples of `granularity_bytes`, found by bisection between 0 and
+// `upper_bytes` (the free memory). Each successful trial is released at once.
+std::uint64_t largest_single_allocation(DeviceAllocator& allocator, std::uint64_t upper_bytes,
+                                        std::uint64_t granularity_bytes);
+
+// Allocates chunks of `chunk_bytes` until one fails, then halves the chunk down to `min_chunk_bytes`
+// to pick up the remainder. The pointers are kept in `held` so the caller can use the memory
+// (memory integrity) before releasing it with `release_all`.
+struct ChunkedAllocation {
+  std::vector<void*> pointers;
+  std::vector<std::uint64_t> sizes;
+  std::uint64_t total_bytes = 0;
+};
+ChunkedAllocation allocate_in_chunks(DeviceAllocator& allocator, std::uint64_t chunk_bytes,
+                                     std::uint64_t min_chunk_bytes);
+void release_all(DeviceAllocator& allocator, ChunkedAllocation& held);
+
+struct CapacityReport {
+  std::uint64_t total_bytes = 0;          // the device's total memory
+  std::uint64_t free_before_bytes = 0;    // free when the probe started
+  std::uint64_t free_after_bytes = 0;     // free after everything was released
+  std::uint64_t largest_alloc_bytes = 0;  // largest single allocation
+  std::uint64_t chunked_total_bytes = 0;  // sum of chunks: what a framework can actually hold
+  std::string error;                      // allocator failure other than out-of-memory
+};
+// usable_bytes = chunked_total_bytes (what the scorer compares the workload's footprint with);
+// fragmentation = chunked_total_bytes - largest_alloc_bytes.
+CapacityReport measure_capacity(DeviceAllocator& allocator, std::uint64_t total_bytes, std::uint64_t granularity_bytes,
+                                std::uint64_t chunk_bytes);
+// True when free memory came back to within `slack_bytes` of where it started.
+bool memory_returned(const CapacityReport& report, std::uint64_t slack_bytes);
+
+}  // namespace nodeaudit::gpu

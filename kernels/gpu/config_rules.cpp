@@ -1,0 +1,101 @@
+// Rules of gpu.config. Expected: persistence on, ECC on, MIG off, link at its maximum generation
+// and width, application clocks not locked low, no pending page retirement or row remap, and a
+// driver that supports the CUDA runtime the binary was built with.
+#include "config_rules.hpp"
+
+#include <fmt/format.h>
+
+namespace nodeaudit::gpu {
+
+namespace {
+constexpr unsigned long long idle_bit = 0x1, applications_clocks_bit = 0x2;
+
+void check_flag(std::vector<ConfigFinding>& out, const GpuConfigReading& g, const std::optional<bool>& value,
+                bool expected, const char* what, const char* code, Severity severity, const char* why) {
+  if (!value) {
+    out.push_back({Severity::info, code, fmt::format("GPU {}: {} could not be read", g.index, what)});
+  } else if (*value != expected) {
+    out.push_back({severity, code, fmt::format("GPU {}: {} is {}; expected {} ({})", g.index, what, *value ? "on" : "off",
+                                               expected ? "on" : "off", why)});
+  }
+}
+
+void check_link(std::vector<ConfigFinding>& out, const GpuConfigReading& g) {
+  if (!g.pcie_width_current || !g.pcie_width_max || !g.pcie_gen_current || !g.pcie_gen_max) {
+    out.push_back({Severity::info, "gpu_config.pcie_link", fmt::format("GPU {}: PCIe link state could not be read", g.index)});
+    return;
+  }
+  if (*g.pcie_width_current < *g.pcie_width_max)
+    out.push_back({Severity::warn, "gpu_config.pcie_width",
+                   fmt::format("GPU {}: PCIe link runs at x{}; the GPU supports x{} (reseat the card or check the riser)",
+                               g.index, *g.pcie_width_current, *g.pcie_width_max)});
+  if (*g.pcie_gen_current < *g.pcie_gen_max) {
+    const bool idle = g.throttle_reasons && (*g.throttle_reasons & idle_bit);
+    out.push_back({idle ? Severity::info : Severity::warn, "gpu_config.pcie_gen",
+                   fmt::format("GPU {}: PCIe link runs at Gen{}; the GPU supports Gen{}{}", g.index, *g.pcie_gen_current,
+                               *g.pcie_gen_max, idle ? " (the GPU is idle and may have lowered the link to save power; gpu.pcie measures under load)" : "")});
+  }
+}
+
+void check_clocks(std::vector<ConfigFinding>& out, const GpuConfigReading& g) {
+  if (!g.throttle_reasons || !(*g.throttle_reasons & applications_clocks_bit)) return;
+  const std::string clocks = g.sm_clock_mhz && g.sm_clock_max_mhz
+                                 ? fmt::format(" (SM clock {:.0f} MHz of {:.0f} MHz maximum)", *g.sm_clock_mhz, *g.sm_clock_max_mhz)
+                                 : "";
+  out.push_back({Severity::warn, "gpu_config.clocks_locked",
+                 fmt::format("GPU {}: clocks are held by an application-clocks or locked-clocks setting{}; expected the "
+                             "default boost behaviour (nvidia-smi -rgc / -rac)", g.index, clocks)});
+}
+
+void check_memory_repair(std::vector<ConfigFinding>& out, const GpuConfigReading& g) {
+  if (g.retired_pages_pending && *g.retired_pages_pending > 0)
+    out.push_back({Severity::fail, "gpu_config.retired_pages",
+                   fmt::format("GPU {}: {} retired pages are pending; expected 0 (reset the GPU to retire them)", g.index,
+                               *g.retired_pages_pending)});
+  if (g.row_remap_pending && *g.row_remap_pending)
+    out.push_back({Severity::fail, "gpu_config.row_remap",
+                   fmt::format("GPU {}: a row remap is pending; expected none (reset the GPU to apply it)", g.index)});
+  if (!g.retired_pages_pending && !g.row_remap_pending)
+    out.push_back({Severity::info, "gpu_config.memory_repair",
+                   fmt::format("GPU {}: pending page retirement / row remap state could not be read", g.index)});
+}
+}  // namespace
+
+std::vector<ConfigFinding> check_gpu_config(const GpuConfigReading& g) {
+  std::vector<ConfigFinding> out;
+  check_flag(out, g, g.persistence_mode, true, "persistence mode", "gpu_config.persistence", Severity::warn,
+             "without it the driver re-initialises the GPU for every process");
+  check_flag(out, g, g.ecc_enabled, true, "ECC", "gpu_config.ecc", Severity::warn,
+             "memory errors would go undetected during training");
+  check_flag(out, g, g.mig_enabled, false, "MIG mode", "gpu_config.mig", Severity::warn,
+             "probes see a slice of the GPU, not the whole GPU");
+  check_link(out, g);
+  check_clocks(out, g);
+  check_memory_repair(out, g);
+  return out;
+}
+
+std::string format_cuda_version(int version) { return fmt::format("{}.{}", version / 1000, version % 1000 / 10); }
+
+std::vector<ConfigFinding> check_software(const SoftwareReading& s) {
+  if (!s.driver_cuda_version || !s.runtime_cuda_version)
+    return {{Severity::info, "gpu_config.cuda_versions", "CUDA driver or runtime version could not be read"}};
+  if (*s.driver_cuda_version < *s.runtime_cuda_version)
+    return {{Severity::fail, "gpu_config.driver_too_old",
+             fmt::format("the driver supports CUDA {}; this binary uses CUDA runtime {}: expected a driver for CUDA {} or "
+                         "later (or the forward-compatibility package)",
+                         format_cuda_version(*s.driver_cuda_version), format_cuda_version(*s.runtime_cuda_version),
+                         format_cuda_version(*s.runtime_cuda_version))}};
+  return {{Severity::info, "gpu_config.cuda_versions",
+           fmt::format("driver supports CUDA {}, runtime CUDA {}: compatible", format_cuda_version(*s.driver_cuda_version),
+                       format_cuda_version(*s.runtime_cuda_version))}};
+}
+
+std::optional<double> pcie_link_gbps(unsigned generation, unsigned width) {
+  static const double per_lane_gbps[] = {0, 0.25, 0.5, 8 * 128.0 / 130 / 8, 16 * 128.0 / 130 / 8, 32 * 128.0 / 130 / 8,
+                                         64 * 242.0 / 256 / 8};
+  if (generation == 0 || generation >= std::size(per_lane_gbps)) return std::nullopt;
+  return per_lane_gbps[generation] * width;
+}
+
+}  // namespace nodeaudit::gpu

@@ -1,0 +1,134 @@
+// Checked CUDA calls, device discovery and small RAII wrappers.
+#include "cuda_common.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "gpu_select.hpp"
+#include "nvml.hpp"
+
+namespace nodeaudit::gpu {
+
+std::string describe_cuda_error(const std::string& call, cudaError_t code) {
+  return fmt::format("{} failed: {} ({} = {})", call, cudaGetErrorString(code), cudaGetErrorName(code), static_cast<int>(code));
+}
+
+void check_cuda(cudaError_t code, const std::string& call) {
+  if (code != cudaSuccess) throw CudaFailure(describe_cuda_error(call, code));
+}
+
+DeviceChoice choose_devices(const ProbeContext& ctx) {
+  int count = 0;
+  const cudaError_t code = cudaGetDeviceCount(&count);
+  if (code != cudaSuccess)
+    return {{}, Outcome::skipped(fmt::format("no CUDA device (cudaGetDeviceCount: {})", cudaGetErrorString(code)))};
+  if (count == 0) return {{}, Outcome::skipped("no CUDA device (cudaGetDeviceCount: 0 devices)")};
+  GpuSelection selection = select_gpus(ctx.settings().gpus, count);
+  if (!selection.error.empty()) return {{}, Outcome::failed(selection.error)};
+  return {selection.devices, std::nullopt};
+}
+
+Outcome guarded(const std::function<Outcome()>& body) {
+  try {
+    return body();
+  } catch (const CudaFailure& e) {
+    return Outcome::failed(e.what());
+  }
+}
+
+DeviceProperties device_properties(int device) {
+  cudaDeviceProp prop{};
+  check_cuda(cudaGetDeviceProperties(&prop, device), fmt::format("cudaGetDeviceProperties(device {})", device));
+  char bus_id[32] = {};
+  check_cuda(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device), fmt::format("cudaDeviceGetPCIBusId(device {})", device));
+  return {prop.name, prop.major * 10 + prop.minor, prop.totalGlobalMem, static_cast<std::uint64_t>(prop.l2CacheSize), bus_id};
+}
+
+std::uint64_t device_free_bytes(int device) {
+  check_cuda(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
+  std::size_t free_bytes = 0, total_bytes = 0;
+  check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), fmt::format("cudaMemGetInfo(device {})", device));
+  return free_bytes;
+}
+
+namespace {
+// "00000000:1B:00.0" and "0000:1b:00.0" name the same function: compare bus:device.function.
+std::string bus_suffix(std::string id) {
+  std::transform(id.begin(), id.end(), id.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const auto colon = id.find(':');
+  return colon == std::string::npos ? id : id.substr(colon + 1);
+}
+}  // namespace
+
+std::optional<int> nvml_index_for(const Nvml& nvml, int device) {
+  if (!nvml.available()) return std::nullopt;
+  const std::string want = bus_suffix(device_properties(device).pci_bus_id);
+  for (int i = 0; i < nvml.device_count(); ++i)
+    if (bus_suffix(nvml.device_info(i).pci_bus_id) == want) return i;
+  return std::nullopt;
+}
+
+DeviceBuffer::DeviceBuffer(int device, std::uint64_t bytes) : bytes_(bytes), device_(device) {
+  check_cuda(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
+  check_cuda(cudaMalloc(&data_, bytes), fmt::format("cudaMalloc({} bytes on GPU {})", bytes, device));
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (!data_) return;
+  cudaSetDevice(device_);
+  cudaFree(data_);  // nothing useful to do with a failure in a destructor
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept { *this = std::move(other); }
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  std::swap(data_, other.data_);
+  std::swap(bytes_, other.bytes_);
+  std::swap(device_, other.device_);
+  return *this;
+}
+
+TimedStream::TimedStream(int device) : device_(device) {
+  check_cuda(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
+  check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  check_cuda(cudaEventCreate(&begin_), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&end_), "cudaEventCreate");
+}
+
+TimedStream::~TimedStream() {
+  cudaSetDevice(device_);
+  if (begin_) cudaEventDestroy(begin_);
+  if (end_) cudaEventDestroy(end_);
+  if (stream_) cudaStreamDestroy(stream_);
+}
+
+void TimedStream::start() { check_cuda(cudaEventRecord(begin_, stream_), fmt::format("cudaEventRecord(GPU {})", device_)); }
+void TimedStream::stop() { check_cuda(cudaEventRecord(end_, stream_), fmt::format("cudaEventRecord(GPU {})", device_)); }
+
+double TimedStream::elapsed_s() {
+  check_cuda(cudaEventSynchronize(end_), fmt::format("cudaEventSynchronize(GPU {})", device_));
+  float ms = 0;
+  check_cuda(cudaEventElapsedTime(&ms, begin_, end_), fmt::format("cudaEventElapsedTime(GPU {})", device_));
+  return ms / 1e3;
+}
+
+void* CudaAllocator::allocate(std::uint64_t bytes) {
+  void* p = nullptr;
+  const cudaError_t code = cudaMalloc(&p, bytes);
+  if (code == cudaSuccess) return p;
+  if (code == cudaErrorMemoryAllocation) {
+    cudaGetLastError();  // clear the non-sticky out-of-memory error
+    return nullptr;
+  }
+  error_ = describe_cuda_error(fmt::format("cudaMalloc({} bytes on GPU {})", bytes, device_), code);
+  return nullptr;
+}
+
+void CudaAllocator::release(void* pointer) {
+  const cudaError_t code = cudaFree(pointer);
+  if (code != cudaSuccess && error_.empty()) error_ = describe_cuda_error("cudaFree", code);
+}
+
+}  // namespace nodeaudit::gpu

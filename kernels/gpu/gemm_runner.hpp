@@ -1,0 +1,58 @@
+// One cuBLASLt matmul set up on one GPU: D = A^T * B in column-major (the "TN" layout that fp8
+// needs), with `copies` independent sets of A, B and C so consecutive products rotate buffers and
+// never run out of L2. Inputs are random in [-1, 1). CUDA-using sources only.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <cublasLt.h>
+
+#include "cuda_common.hpp"
+#include "device_kernels.hpp"
+#include "gemm_plan.hpp"
+
+namespace nodeaudit::gpu {
+
+Storage input_storage(Dtype dtype);
+Storage output_storage(Dtype dtype);
+
+class LtGemm {
+ public:
+  LtGemm(int device, Dtype dtype, GemmShape shape, int copies, std::uint64_t seed);
+  ~LtGemm();
+  LtGemm(const LtGemm&) = delete;
+  LtGemm& operator=(const LtGemm&) = delete;
+
+  // Enqueues `count` products on the stream, rotating through the copies.
+  void enqueue(int count);
+  // Times `count` products with CUDA events (after what is already queued) and returns seconds.
+  double timed(int count);
+  // Float64 reference check of copy 0 on `samples` x `samples` elements: mismatching elements.
+  std::uint64_t check_against_reference(int samples);
+  // Runs copy 0 twice into two outputs and counts elements that differ (burn-in style).
+  std::uint64_t check_repeatability();
+
+  const GemmShape& shape() const { return shape_; }
+  TimedStream& stream() { return stream_; }
+  int device() const { return device_; }
+
+ private:
+  void run_product(int copy, void* output);
+  int device_;
+  Dtype dtype_;
+  GemmShape shape_;
+  TimedStream stream_;
+  std::vector<DeviceBuffer> a_, b_, c_;
+  DeviceBuffer workspace_, scratch_, counter_;
+  cublasLtHandle_t handle_ = nullptr;
+  cublasLtMatmulDesc_t desc_ = nullptr;
+  cublasLtMatrixLayout_t layout_a_ = nullptr, layout_b_ = nullptr, layout_c_ = nullptr;
+  cublasLtMatmulHeuristicResult_t heuristic_{};
+  int next_copy_ = 0;
+};
+
+void check_cublas(cublasStatus_t status, const std::string& call);
+
+}  // namespace nodeaudit::gpu

@@ -1,0 +1,66 @@
+// The OOM-edge search against FakeAllocator, a fake device with a fixed pool and fragmentation.
+#include <gtest/gtest.h>
+
+#include "capacity_search.hpp"
+
+namespace nodeaudit::gpu {
+namespace {
+
+// A device with `capacity` bytes whose largest contiguous block is `largest_block`: an allocation
+// succeeds when it fits in what is free and is no larger than the largest block still free.
+class FakeAllocator final : public DeviceAllocator {
+ public:
+  FakeAllocator(std::uint64_t capacity, std::uint64_t largest_block) : free_(capacity), largest_(largest_block) {}
+  void* allocate(std::uint64_t bytes) override {
+    if (bytes == 0 || bytes > free_ || bytes > largest_) return nullptr;
+    free_ -= bytes;
+    sizes_.push_back(bytes);
+    return reinterpret_cast<void*>(sizes_.size());
+  }
+  void release(void* p) override {
+    free_ += sizes_.at(reinterpret_cast<std::uintptr_t>(p) - 1);
+    if (leak_on_release_) free_ -= 1 << 20, leak_on_release_ = false;
+  }
+  std::uint64_t free_bytes() override { return free_; }
+  bool leak_on_release_ = false;
+
+ private:
+  std::uint64_t free_, largest_;
+  std::vector<std::uint64_t> sizes_;
+};
+
+constexpr std::uint64_t MiB = 1 << 20, GiB = 1ull << 30;
+
+TEST(CapacitySearch, FindsLargestSingleAllocationToTheGranule) {
+  FakeAllocator fake(10 * GiB, 7 * GiB + 6 * MiB + 1);
+  EXPECT_EQ(largest_single_allocation(fake, 10 * GiB, 2 * MiB), 7 * GiB + 6 * MiB);
+  EXPECT_EQ(fake.free_bytes(), 10 * GiB);  // every trial released
+}
+
+TEST(CapacitySearch, ChunksCollectTheRemainderDownToTheMinimum) {
+  FakeAllocator fake(5 * GiB + 7 * MiB, 5 * GiB);
+  ChunkedAllocation held = allocate_in_chunks(fake, GiB, 2 * MiB);
+  EXPECT_EQ(held.total_bytes, 5 * GiB + 6 * MiB);  // 5 x 1 GiB, then 4 MiB + 2 MiB
+  EXPECT_EQ(held.pointers.size(), 7u);
+  release_all(fake, held);
+  EXPECT_EQ(fake.free_bytes(), 5 * GiB + 7 * MiB);
+}
+
+TEST(CapacitySearch, FragmentationShowsAsDifference) {
+  FakeAllocator fake(8 * GiB, 3 * GiB);
+  const CapacityReport r = measure_capacity(fake, 8 * GiB, 2 * MiB, GiB);
+  EXPECT_EQ(r.largest_alloc_bytes, 3 * GiB);
+  EXPECT_EQ(r.chunked_total_bytes, 8 * GiB);
+  EXPECT_TRUE(memory_returned(r, 0));
+}
+
+TEST(CapacitySearch, DetectsMemoryNotReturned) {
+  FakeAllocator fake(4 * GiB, 4 * GiB);
+  fake.leak_on_release_ = true;
+  const CapacityReport r = measure_capacity(fake, 4 * GiB, 2 * MiB, GiB);
+  EXPECT_FALSE(memory_returned(r, 0));
+  EXPECT_TRUE(memory_returned(r, 2 * MiB));
+}
+
+}  // namespace
+}  // namespace nodeaudit::gpu
