@@ -1,0 +1,155 @@
+// comm.host-fabric, rank side — MPI ping-pong and all-reduce on host memory between ranks: the
+// node's Ethernet/InfiniBand (or shared-memory, on one host) path without GPUs.
+//
+// Ping-pong (ranks 0 and 1, as NetPIPE's NPmpi): one-way time = round-trip time / 2;
+//   pingpong_bw = size / one-way time (decimal GB/s); pingpong_latency = one-way time (us).
+// All-reduce (every rank, MPI_SUM over doubles): time = mean over ranks (nccl-tests -a 1);
+//   allreduce_bw = size / time * 2(n-1)/n, i.e. nccl-tests' busbw, so it compares with comm.allreduce.
+// Every rank runs the same number of repetitions and iterations (rank 0 decides and broadcasts);
+// a local stopping rule would leave ranks waiting on each other. Sums are checked after timing.
+// Pitfalls: on one host the path is shared memory, not the NIC; buffers are reused, so small sizes
+// stay in cache (as in NetPIPE); a loaded machine adds jitter to small-message latency.
+#include "host_fabric_rank.hpp"
+
+#include <mpi.h>
+
+#include <cstdlib>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "collective_math.hpp"
+#include "mpi_launch.hpp"
+#include "mpi_session.hpp"
+#include "rank_report.hpp"
+#include "units.hpp"
+#include "verify.hpp"
+
+namespace nodeaudit::comm {
+namespace {
+
+double now_s() { return MPI_Wtime(); }
+
+double pingpong_round_trips(const MpiSession& mpi, std::vector<char>& buffer, int iterations) {
+  const int count = static_cast<int>(buffer.size());
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double start = now_s();
+  for (int i = 0; i < iterations; ++i) {
+    if (mpi.rank() == 0) {
+      MPI_Send(buffer.data(), count, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+      MPI_Recv(buffer.data(), count, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (mpi.rank() == 1) {
+      MPI_Recv(buffer.data(), count, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(buffer.data(), count, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+    }
+  }
+  return now_s() - start;
+}
+
+double allreduce_iterations(const std::vector<double>& send, std::vector<double>& recv, int iterations) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double start = now_s();
+  for (int i = 0; i < iterations; ++i)
+    MPI_Allreduce(send.data(), recv.data(), static_cast<int>(send.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return now_s() - start;
+}
+
+// Rank 0 times a few iterations and broadcasts how many make one repetition last target_s.
+template <typename Timed>
+int agreed_iterations(const MpiSession& mpi, const HostFabricPlan& plan, Timed timed) {
+  timed(2);  // warm-up: connections, registration, page faults
+  const double probe_s = timed(3) / 3;
+  return mpi.broadcast_from_root(iterations_for(probe_s, plan.target_rep_s, 100000));
+}
+
+Labels size_labels(std::uint64_t size, int ranks) {
+  return {{"size", std::to_string(size)}, {"ranks", std::to_string(ranks)}};
+}
+
+void measure_pingpong(ProbeContext& ctx, MpiSession& mpi, const HostFabricPlan& plan, std::uint64_t size, int reps) {
+  mpi.set_phase(fmt::format("ping-pong at {}", format_bytes(static_cast<double>(size))));
+  std::vector<char> buffer(size, 1);
+  const int iterations = agreed_iterations(mpi, plan, [&](int n) { return pingpong_round_trips(mpi, buffer, n); });
+  Metric bw{"pingpong_bw", unit::gbps, Better::higher, size_labels(size, mpi.size()), {}};
+  Metric latency{"pingpong_latency", unit::us, Better::lower, size_labels(size, mpi.size()), {}};
+  for (int r = 0; r < reps; ++r) {
+    const double one_way_s = pingpong_round_trips(mpi, buffer, iterations) / (2.0 * iterations);
+    bw.samples.push_back(static_cast<double>(size) / 1e9 / one_way_s);
+    latency.samples.push_back(one_way_s * 1e6);
+  }
+  if (mpi.rank() == 0) ctx.add_metric(bw), ctx.add_metric(latency);
+}
+
+std::uint64_t measure_allreduce(ProbeContext& ctx, MpiSession& mpi, const HostFabricPlan& plan, std::uint64_t size,
+                                int reps) {
+  mpi.set_phase(fmt::format("all-reduce at {}", format_bytes(static_cast<double>(size))));
+  std::vector<double> send(size / sizeof(double)), recv(send.size(), 0.0);
+  fill_inputs(std::span<double>(send), mpi.rank());
+  const int iterations = agreed_iterations(mpi, plan, [&](int n) { return allreduce_iterations(send, recv, n); });
+  std::vector<double> seconds;
+  for (int r = 0; r < reps; ++r) seconds.push_back(allreduce_iterations(send, recv, iterations) / iterations);
+  const auto per_rank = mpi.gather_to_root(seconds);
+  const std::uint64_t wrong = mpi.sum_to_root(count_wrong_sums(recv, mpi.size()));
+  if (mpi.rank() != 0) return 0;
+  Metric bw{"allreduce_bw", unit::gbps, Better::higher, size_labels(size, mpi.size()), {}};
+  for (double s : mean_across_ranks(per_rank))
+    bw.samples.push_back(rate_figures(Collective::allreduce, size, mpi.size(), s).busbw_gbps);
+  ctx.add_metric(bw);
+  return wrong;
+}
+
+void describe_job(ProbeContext& ctx, const std::vector<RankIdentity>& ids) {
+  ctx.info()["ranks"] = ids.size();
+  ctx.info()["hosts"] = distinct_hosts(ids);
+  nlohmann::json placement = nlohmann::json::array();
+  for (const auto& id : ids) placement.push_back({{"rank", id.rank}, {"host", id.host}});
+  ctx.info()["rank_hosts"] = placement;
+  ctx.info()["mpi"] = mpi_library_version();
+  ctx.info()["allreduce_bw_formula"] = "size / time * 2(n-1)/n (nccl-tests busbw), time = mean over ranks";
+  ctx.info()["pingpong_formula"] = "one-way time = round trip / 2 between ranks 0 and 1; bw = size / one-way time";
+}
+
+Outcome sweep_sizes(ProbeContext& ctx, MpiSession& mpi, const HostFabricPlan& plan) {
+  const int reps = std::max(1, ctx.policy().min_repetitions);
+  std::uint64_t wrong_total = 0, checked_sizes = 0;
+  for (std::uint64_t size = 8; size <= plan.max_bytes; size *= 2) {
+    if (!mpi.all_agree(!ctx.should_stop())) return Outcome::interrupted();
+    measure_pingpong(ctx, mpi, plan, size, reps);
+    const std::uint64_t wrong = measure_allreduce(ctx, mpi, plan, size, reps);
+    ++checked_sizes;
+    if (wrong > 0)
+      ctx.add_finding(Severity::fail, "host_fabric.allreduce_wrong",
+                      fmt::format("all-reduce of {} returned {} wrong sums over {} ranks", format_bytes(static_cast<double>(size)), wrong, mpi.size()));
+    wrong_total += wrong;
+  }
+  if (mpi.rank() == 0) ctx.info()["sizes_checked"] = checked_sizes;
+  if (mpi.rank() == 0 && wrong_total > 0) return Outcome::failed("all-reduce sums were wrong (see findings)");
+  return Outcome::ok();
+}
+
+void hand_back_report(const ProbeContext& ctx, const Outcome& outcome, int rank) {
+  const char* path = std::getenv(rank_out_env);
+  if (rank != 0 || !path || !*path) return;
+  write_report_file(path, RankReport{outcome, ctx.metrics(), ctx.findings(), ctx.info()});
+}
+
+}  // namespace
+
+Outcome measure_host_fabric_as_rank(ProbeContext& ctx, const HostFabricPlan& plan, const RankIdentity* mine) {
+  MpiSession mpi("comm.host-fabric", plan.rank_timeout_s);
+  const auto ids = mpi.exchange_identities(mine ? *mine : this_rank_identity(mpi.rank()));
+  Outcome outcome;
+  if (const auto mismatch = version_mismatch(ids)) {
+    outcome = Outcome::failed(*mismatch);
+  } else if (mpi.size() < 2) {
+    outcome = Outcome::failed(fmt::format("needs at least 2 MPI ranks, the job has {}", mpi.size()));
+  } else {
+    if (mpi.rank() == 0) describe_job(ctx, ids);
+    else ctx.info()["role"] = fmt::format("rank {} of {}: rank 0 records the figures", mpi.rank(), mpi.size());
+    outcome = sweep_sizes(ctx, mpi, plan);
+  }
+  hand_back_report(ctx, outcome, mpi.rank());
+  return outcome;
+}
+
+}  // namespace nodeaudit::comm

@@ -1,0 +1,22 @@
+// The measuring side of comm.host-fabric, run by every MPI rank.
+#pragma once
+
+#include <cstdint>
+
+#include "context.hpp"
+#include "probe.hpp"
+#include "rank_merge.hpp"
+
+namespace nodeaudit::comm {
+
+struct HostFabricPlan {
+  std::uint64_t max_bytes = 4u << 20;
+  double rank_timeout_s = 60;
+  double target_rep_s = 0.005;  // one timed repetition lasts about this long
+};
+
+// Runs as one rank of the job; rank 0 records the figures in `ctx`. `mine` is this rank's
+// identity (a test may present a different build to check the refusal).
+Outcome measure_host_fabric_as_rank(ProbeContext& ctx, const HostFabricPlan& plan, const RankIdentity* mine = nullptr);
+
+}  // namespace nodeaudit::comm

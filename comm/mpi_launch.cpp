@@ -1,0 +1,168 @@
+#include "mpi_launch.hpp"
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+extern char** environ;
+
+namespace nodeaudit::comm {
+namespace {
+
+std::optional<int> env_int(const EnvLookup& env, const char* name) {
+  const char* text = env(name);
+  if (!text || !*text) return std::nullopt;
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  if (*end != '\0' || value < 0) return std::nullopt;
+  return static_cast<int>(value);
+}
+
+std::vector<std::string> split_words(const std::string& text) {
+  std::vector<std::string> words;
+  std::istringstream in(text);
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+std::string tail_of_file(const std::string& path, std::size_t max_chars) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  if (text.size() > max_chars) text = "..." + text.substr(text.size() - max_chars);
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+pid_t spawn_in_own_group(const std::vector<std::string>& args, const std::string& log_path) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&files, STDOUT_FILENO, STDERR_FILENO);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  pid_t pid = -1;
+  const int rc = posix_spawnp(&pid, argv[0], &files, &attr, argv.data(), environ);
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&files);
+  if (rc != 0) {
+    errno = rc;
+    return -1;
+  }
+  return pid;
+}
+
+void kill_group(pid_t pid, int& wait_status) {
+  kill(-pid, SIGTERM);
+  for (int i = 0; i < 60; ++i) {
+    if (waitpid(pid, &wait_status, WNOHANG) == pid) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  kill(-pid, SIGKILL);
+  waitpid(pid, &wait_status, 0);
+}
+
+}  // namespace
+
+std::optional<MpiJobInfo> detect_mpi_job(const EnvLookup& env) {
+  struct Names {
+    const char *rank, *size, *local_rank;
+  };
+  const Names families[] = {{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"},
+                            {"PMIX_RANK", "PMIX_SIZE", "PMIX_LOCAL_RANK"},
+                            {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"}};
+  for (const Names& n : families) {
+    const auto rank = env_int(env, n.rank);
+    if (!rank) continue;
+    MpiJobInfo info;
+    info.rank = *rank;
+    info.size = env_int(env, n.size).value_or(0);  // 0: unknown until MPI_Init says
+    info.local_rank = env_int(env, n.local_rank).value_or(0);
+    return info;
+  }
+  return std::nullopt;
+}
+
+bool is_isolated_run_child(const std::vector<std::string>& own_argv) {
+  for (const auto& a : own_argv)
+    if (a == "--child-out") return true;
+  return false;
+}
+
+std::vector<std::string> read_own_argv() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  for (std::string arg; std::getline(in, arg, '\0');) args.push_back(arg);
+  return args;
+}
+
+std::vector<std::string> launch_command(const LaunchPlan& plan) {
+  std::vector<std::string> args = {plan.mpirun};
+  if (plan.as_root) args.push_back("--allow-run-as-root");
+  // Loopback runs of more ranks than cores are the CI case; on real nodes it costs nothing.
+  args.push_back("--oversubscribe");
+  if (!plan.hostfile.empty()) args.insert(args.end(), {"--hostfile", plan.hostfile});
+  if (plan.ranks > 0) args.insert(args.end(), {"-np", std::to_string(plan.ranks)});
+  args.insert(args.end(), {"-x", std::string(rank_out_env) + "=" + plan.rank_out_path});
+  for (auto& w : split_words(plan.extra_args)) args.push_back(w);
+  args.insert(args.end(), {plan.self_exe, "probe", plan.probe_id, "--level", plan.level});
+  for (const auto& [name, value] : plan.params) args.insert(args.end(), {"--" + name, value});
+  return args;
+}
+
+LaunchEnd run_launcher(const std::vector<std::string>& args, const std::string& log_path, double timeout_s,
+                       const std::function<bool()>& should_stop) {
+  LaunchEnd end;
+  const pid_t pid = spawn_in_own_group(args, log_path);
+  if (pid < 0) {
+    end.start_error = fmt::format("cannot start {}: {}", args.front(), std::strerror(errno));
+    return end;
+  }
+  end.started = true;
+  const auto start = std::chrono::steady_clock::now();
+  int wait_status = 0;
+  while (waitpid(pid, &wait_status, WNOHANG) != pid) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    end.timed_out = elapsed > timeout_s;
+    end.interrupted = !end.timed_out && should_stop && should_stop();
+    if (end.timed_out || end.interrupted) {
+      kill_group(pid, wait_status);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (WIFEXITED(wait_status)) end.exit_code = WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) end.signal = WTERMSIG(wait_status);
+  end.log_tail = tail_of_file(log_path, 1500);
+  return end;
+}
+
+std::string describe_failed_launch(const LaunchEnd& end, double timeout_s) {
+  if (!end.started) return end.start_error;
+  std::string what;
+  if (end.timed_out) what = fmt::format("the ranks did not finish within {:.0f} s (a rank hung or died); killed them", timeout_s);
+  else if (end.interrupted) what = "interrupted; the ranks were stopped";
+  else if (end.signal) what = fmt::format("the launcher was killed by signal {}", end.signal);
+  else what = fmt::format("the launcher exited with code {} and rank 0 left no report", end.exit_code);
+  return end.log_tail.empty() ? what : what + "; launcher output: " + end.log_tail;
+}
+
+}  // namespace nodeaudit::comm

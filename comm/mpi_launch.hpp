@@ -1,0 +1,65 @@
+// How the MPI probes get their ranks. Two ways, both ending with rank 0 holding every figure:
+//  - self-launch: a probe that is not inside an MPI job starts one itself,
+//      mpirun [--hostfile F] -np N <this binary> probe <id> --level L --PARAM V ...
+//    with NODEAUDIT_COMM_RANK_OUT naming the file where rank 0 leaves its report; the other
+//    ranks write nothing. This is what `nodeaudit run --only comm.host-fabric` does.
+//  - user-launched: `mpirun -np N nodeaudit probe <id>` (or srun --mpi=pmix); each process is a
+//    rank and joins directly.
+// Host-only: no MPI header here, so the launch logic is tested without MPI.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nodeaudit::comm {
+
+inline constexpr const char* rank_out_env = "NODEAUDIT_COMM_RANK_OUT";
+
+struct MpiJobInfo {
+  int rank = 0;
+  int size = 1;
+  int local_rank = 0;
+};
+using EnvLookup = std::function<const char*(const char*)>;
+// Inside an MPI job started by mpirun/srun (Open MPI, PMIx or PMI variables)? Slurm's own
+// SLURM_PROCID is not used: a batch script has it without being an MPI rank.
+std::optional<MpiJobInfo> detect_mpi_job(const EnvLookup& env);
+
+// True when this process is the isolated child `nodeaudit run` started (`--child-out` in argv).
+bool is_isolated_run_child(const std::vector<std::string>& own_argv);
+std::vector<std::string> read_own_argv();
+
+struct LaunchPlan {
+  std::string mpirun = "mpirun";
+  int ranks = 2;                 // 0: one rank per slot the allocation or hostfile gives
+  std::string hostfile;          // empty: the launcher's default (local host, Slurm allocation)
+  std::string extra_args;        // split on spaces, passed before the program
+  bool as_root = false;          // Open MPI refuses root without --allow-run-as-root
+  std::string self_exe;
+  std::string probe_id;
+  std::string level;             // quick|standard|soak
+  std::vector<std::pair<std::string, std::string>> params;  // --name value for the ranks
+  std::string rank_out_path;     // where rank 0 writes its report
+};
+std::vector<std::string> launch_command(const LaunchPlan& plan);
+
+struct LaunchEnd {
+  bool started = false;
+  bool timed_out = false;
+  bool interrupted = false;
+  int exit_code = -1;    // when it exited
+  int signal = 0;        // when it was killed by a signal
+  std::string log_tail;  // last lines of the launcher's combined stdout/stderr
+  std::string start_error;
+};
+// Runs `args` in its own process group with stdout/stderr into `log_path`; past `timeout_s` or
+// once `should_stop` says so, the whole group is killed (SIGTERM, then SIGKILL after 3 s).
+LaunchEnd run_launcher(const std::vector<std::string>& args, const std::string& log_path, double timeout_s,
+                       const std::function<bool()>& should_stop);
+
+// One line for a launch that did not leave a report: why, and the launcher's last words.
+std::string describe_failed_launch(const LaunchEnd& end, double timeout_s);
+
+}  // namespace nodeaudit::comm
