@@ -1,0 +1,30 @@
+// Parameters the storage probes share (declared once, so every probe spells and bounds them the
+// same way) and the checks of them that need the file system: O_DIRECT support and alignment.
+#pragma once
+
+#include <string>
+
+#include "context.hpp"
+#include "storage_target.hpp"
+
+namespace nodeaudit::io {
+
+ParamSpec path_param(const std::string& help);
+ParamSpec block_size_param(const std::string& default_size);
+ParamSpec queue_depth_param(const std::string& default_depth);
+ParamSpec direct_param();
+ParamSpec sqpoll_param();
+ParamSpec iopoll_param();
+
+struct DirectChoice {
+  bool use_direct = false;
+  std::string error;  // --direct true given explicitly on a file system without O_DIRECT
+};
+// O_DIRECT when --direct is true and the target supports it; without an explicit --direct true an
+// unsupported O_DIRECT falls back to buffered reads with a warning finding.
+DirectChoice choose_direct(ProbeContext& ctx, const StorageTarget& target);
+
+// Empty, or the reason --block-size (or --iopoll) does not fit the target under O_DIRECT.
+std::string check_block_alignment(const ParamValues& params, const StorageTarget& target, const DirectChoice& direct);
+
+}  // namespace nodeaudit::io

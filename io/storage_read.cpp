@@ -1,0 +1,214 @@
+// storage.read — sequential or random block reads through io_uring, like `fio --ioengine=io_uring`.
+//
+// Each worker thread has its own ring, its own descriptor and an equal slice of the region; it
+// keeps `queue-depth` reads of `block-size` in flight. One repetition = one pass over every
+// worker's slice, or the time cap (runtime / repetitions), whichever comes first.
+//   bandwidth  = bytes read / wall time of the repetition / 1e9       (GB/s, decimal)
+//   iops       = reads completed / wall time
+//   latency_*  = reap time - submit time of each read (histogram, per repetition)
+//   cpu_per_gb = process user+system CPU seconds / (bytes / 1e9)
+// Pitfalls: a buffered read of data that fits in free RAM measures the page cache, not the
+// device: such figures carry cache=page. O_DIRECT (the default) needs block-size to be a multiple
+// of the logical block size. A file given with --path is only read; a directory gets a generated
+// pattern file, checked byte for byte after the timed region.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "context.hpp"
+#include "generated_data.hpp"
+#include "read_sources.hpp"
+#include "registry.hpp"
+#include "storage_params.hpp"
+#include "storage_target.hpp"
+#include "units.hpp"
+
+namespace nodeaudit::io {
+namespace {
+
+constexpr std::uint64_t verify_limit_bytes = 64ull << 20;
+
+struct ReadSetup {
+  std::string file;
+  std::uint64_t region_bytes = 0;
+  std::optional<std::uint64_t> pattern_seed;  // set when the file is ours
+  std::unique_ptr<GeneratedData> generated;
+};
+
+struct ReadWorkers {
+  std::vector<std::unique_ptr<UringWorker>> rings;
+  std::vector<BlockReadSource> sources;
+  std::vector<int> fds;
+  ~ReadWorkers() {
+    for (int fd : fds) close(fd);
+  }
+};
+
+Outcome prepare_file(ProbeContext& ctx, const StorageTarget& target, ReadSetup& setup) {
+  const std::uint64_t size = ctx.params().size_bytes("size");
+  if (target.kind != TargetKind::directory) {
+    setup.file = target.path;
+    setup.region_bytes = ctx.params().given("size") ? std::min(size, target.size_bytes) : target.size_bytes;
+    return Outcome::ok();
+  }
+  const DatasetSpec spec{fmt::format("read-{}", size), 1, size, 0x5eed};
+  GenerateResult g = generate_dataset(target.path, spec, ctx.settings().keep_data, [&] { return ctx.should_stop(); });
+  if (g.interrupted) return Outcome::interrupted();
+  if (!g.error.empty()) return Outcome::failed(g.error);
+  ctx.info()["generated"] = {{"dir", g.data->dir()}, {"reused", g.data->reused()}};
+  setup.file = g.data->files().front();
+  setup.region_bytes = size;
+  setup.pattern_seed = file_seed(spec, 0);
+  setup.generated = std::move(g.data);
+  return Outcome::ok();
+}
+
+Outcome open_workers(ProbeContext& ctx, const ReadSetup& setup, const DirectChoice& direct, ReadWorkers& w) {
+  const auto& p = ctx.params();
+  const int workers = static_cast<int>(p.integer("workers"));
+  const auto block = static_cast<std::uint32_t>(p.size_bytes("block-size"));
+  const EngineOptions options{static_cast<unsigned>(p.integer("queue-depth")), block, p.boolean("sqpoll"), p.boolean("iopoll"), 0};
+  for (int i = 0; i < workers; ++i) {
+    const int fd = open(setup.file.c_str(), O_RDONLY | O_CLOEXEC | (direct.use_direct ? O_DIRECT : 0));
+    if (fd < 0) return Outcome::failed(fmt::format("open {}: {}", setup.file, std::strerror(errno)));
+    w.fds.push_back(fd);
+    std::string error;
+    auto ring = UringWorker::create(options, error);
+    if (!ring) return Outcome::skipped(error);
+    ring->use_files({fd});
+    w.rings.push_back(std::move(ring));
+    w.sources.emplace_back(slice_for_worker(setup.region_bytes, block, workers, i), block, p.text("pattern") == "rand",
+                           0x1234u + static_cast<unsigned>(i));
+  }
+  ctx.info()["fixed_buffers"] = w.rings.front()->fixed_buffers();
+  ctx.info()["fixed_files"] = w.rings.front()->fixed_files();
+  return Outcome::ok();
+}
+
+struct RepetitionLog {
+  std::vector<double> cpu_per_gb, p50_us, p99_us, max_us;
+  LatencyHistogram pooled;
+  std::string error;
+};
+
+Work read_one_repetition(ProbeContext& ctx, ReadWorkers& w, double cap_s, bool timed, RepetitionLog& log) {
+  const std::size_t n = w.rings.size();
+  std::vector<LoopResult> results(n);
+  std::vector<LatencyHistogram> hist(n);
+  const LoopLimits limits{std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(cap_s)), nullptr};
+  const double cpu_before = process_cpu_s();
+  {
+    std::vector<std::jthread> threads;
+    for (std::size_t i = 0; i < n; ++i) {
+      threads.emplace_back([&, i] {
+        w.sources[i].start_repetition(UINT64_MAX);
+        results[i] = w.rings[i]->run(w.sources[i], limits, hist[i]);
+      });
+    }
+  }
+  Work work;
+  LatencyHistogram rep;
+  for (std::size_t i = 0; i < n; ++i) {
+    work.bytes += static_cast<double>(results[i].bytes), work.ops += static_cast<double>(results[i].units);
+    if (log.error.empty() && !results[i].error.empty()) log.error = results[i].error;
+    rep.merge(hist[i]);
+  }
+  (void)ctx;
+  if (!timed || work.bytes == 0) return work;
+  log.cpu_per_gb.push_back((process_cpu_s() - cpu_before) / (work.bytes / 1e9));
+  log.p50_us.push_back(rep.percentile_ns(0.5) / 1e3);
+  log.p99_us.push_back(rep.percentile_ns(0.99) / 1e3);
+  log.max_us.push_back(static_cast<double>(rep.max_ns()) / 1e3);
+  log.pooled.merge(rep);
+  return work;
+}
+
+void record_read_metrics(ProbeContext& ctx, const Measurement& m, const RepetitionLog& log, const Labels& labels) {
+  ctx.add_rate("bandwidth", RateKind::gb_per_s, m, labels);
+  ctx.add_rate("iops", RateKind::ops_per_s, m, labels);
+  ctx.add_metric(Metric{"latency_p50", unit::us, Better::lower, labels, log.p50_us});
+  ctx.add_metric(Metric{"latency_p99", unit::us, Better::lower, labels, log.p99_us});
+  ctx.add_metric(Metric{"latency_max", unit::us, Better::lower, labels, log.max_us});
+  ctx.add_metric(Metric{"cpu_per_gb", unit::s_per_gb, Better::lower, labels, log.cpu_per_gb});
+  ctx.info()["latency_pooled"] = latency_summary_json(log.pooled);
+}
+
+Outcome verify_generated(ProbeContext& ctx, const ReadSetup& setup, ReadWorkers& w) {
+  if (!setup.pattern_seed) return Outcome::ok();
+  const auto block = static_cast<std::uint32_t>(ctx.params().size_bytes("block-size"));
+  VerifyingSource verify(std::min(setup.region_bytes, verify_limit_bytes) / block, block, *setup.pattern_seed);
+  LatencyHistogram ignored;
+  const LoopResult r = w.rings.front()->run(verify, {}, ignored);
+  if (!r.error.empty()) return Outcome::failed("verification read: " + r.error);
+  ctx.info()["verified_bytes"] = verify.checked_bytes();
+  if (verify.mismatched_bytes() == 0) return Outcome::ok();
+  ctx.add_finding(Severity::fail, "storage.verify",
+                  fmt::format("{} of {} bytes read back differ from what was written", verify.mismatched_bytes(), verify.checked_bytes()));
+  return Outcome::failed("verification failed: data read back differs from data written");
+}
+
+Outcome measure_storage_read(ProbeContext& ctx) {
+  const auto& p = ctx.params();
+  TargetOrReason t = resolve_target(p.text("path"), ctx.settings().data_dir, false);
+  if (!t.target) return t.skip ? Outcome::skipped(t.reason) : Outcome::failed(t.reason);
+  const DirectChoice direct = choose_direct(ctx, *t.target);
+  if (!direct.error.empty()) return Outcome::failed(direct.error);
+  if (auto why = check_block_alignment(p, *t.target, direct); !why.empty()) return Outcome::failed(why);
+  ReadSetup setup;
+  if (Outcome o = prepare_file(ctx, *t.target, setup); o.status != Status::ok) return o;
+  if (setup.region_bytes < p.size_bytes("block-size"))
+    return Outcome::failed(fmt::format("{}: {} bytes is smaller than --block-size {}", setup.file, setup.region_bytes, p.size_bytes("block-size")));
+  ReadWorkers w;
+  if (Outcome o = open_workers(ctx, setup, direct, w); o.status != Status::ok) return o;
+  RepeatPolicy policy = ctx.policy();
+  policy.budget_s = p.duration_s("runtime");
+  const double cap_s = p.duration_s("runtime") / (policy.min_repetitions + policy.warmup);
+  RepetitionLog log;
+  int reps_started = 0;
+  const Measurement m = run_repetitions(policy, [&] { return read_one_repetition(ctx, w, cap_s, reps_started++ >= policy.warmup, log); },
+                                        [&] { return ctx.should_stop() || !log.error.empty(); });
+  if (!log.error.empty()) return Outcome::failed(log.error);
+  const Labels labels{{"pattern", p.text("pattern")}, {"block_size", std::to_string(p.size_bytes("block-size"))},
+                      {"workers", std::to_string(p.integer("workers"))}, {"cache", cache_label(direct.use_direct, setup.region_bytes)}};
+  record_read_metrics(ctx, m, log, labels);
+  ctx.info()["file"] = setup.file;
+  ctx.info()["region_bytes"] = setup.region_bytes;
+  if (m.cancelled) return Outcome::interrupted();
+  return verify_generated(ctx, setup, w);
+}
+
+ProbeSpec make_spec() {
+  ProbeSpec spec;
+  spec.id = "storage.read";
+  spec.description = "Sequential or random block reads through io_uring (GB/s, IOPS, latency percentiles, CPU per GB)";
+  spec.needs = {Need::io_uring};
+  spec.params = {
+      path_param("File or block device to read (read-only), or a directory to create a test file in; empty = --data-dir"),
+      ParamSpec{.name = "pattern", .type = ParamType::choice, .default_by_level = same_at_all_levels("seq"),
+                .help = "Access pattern", .choices = {"seq", "rand"}},
+      block_size_param("1MiB"),
+      queue_depth_param("16"),
+      ParamSpec{.name = "workers", .type = ParamType::integer, .default_by_level = same_at_all_levels("1"),
+                .help = "Worker threads, each with its own ring and slice of the file", .min = 1, .max = 256},
+      direct_param(),
+      ParamSpec{.name = "size", .type = ParamType::size, .default_by_level = {"256MiB", "4GiB", "16GiB"},
+                .help = "Bytes of the region read (with a file: at most its size; default the whole file)", .min = 4096, .max = 1ull << 44},
+      ParamSpec{.name = "runtime", .type = ParamType::duration, .default_by_level = {"3s", "30s", "300s"},
+                .help = "Time budget for the timed repetitions", .min = 0.1, .max = 86400},
+      sqpoll_param(),
+      iopoll_param(),
+  };
+  spec.body = measure_storage_read;
+  spec.deadline_s = [](const ParamValues& p, Level) {
+    return 60 + 3 * p.duration_s("runtime") + static_cast<double>(p.size_bytes("size")) / 50e6;
+  };
+  return spec;
+}
+
+const ProbeRegistrar registrar{make_spec()};
+
+}  // namespace
+}  // namespace nodeaudit::io
