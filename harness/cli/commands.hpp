@@ -18,6 +18,9 @@ void add_list_command(CLI::App& root, Action& action);
 void add_env_command(CLI::App& root, Action& action);
 void add_score_command(CLI::App& root, Action& action);     // harness/cli/cmd_score.cpp
 void add_profiles_command(CLI::App& root, Action& action);  // harness/cli/cmd_profiles.cpp
+void add_compare_command(CLI::App& root, Action& action);   // harness/cli/cmd_compare.cpp
+void add_report_command(CLI::App& root, Action& action);    // harness/cli/cmd_report.cpp
+void add_watch_command(CLI::App& root, Action& action);     // harness/cli/cmd_watch.cpp
 
 // Exit codes, in one place.
 inline constexpr int exit_ok = 0;
