@@ -1,0 +1,162 @@
+// host.decode — CPU JPEG decode and ImageNet training-transform throughput, per core and across cores.
+//
+// A corpus of synthetic photographs (gradients, shapes, texture, grain tuned to a target mean
+// encoded size; default 500x375, quality 90, 4:2:0, about 110 KiB like ImageNet) is encoded in
+// memory with libjpeg-turbo. Three stages are timed at each worker count, one worker pinned per CPU:
+//   decode   JPEG -> packed RGB (tjDecompress2, accurate IDCT, fancy upsampling: libjpeg-turbo's defaults)
+//   augment  random resized crop to 224x224 (bilinear) + horizontal flip (p = 0.5) + normalize to float CHW,
+//            on images decoded beforehand
+//   full     decode then augment, image after image
+// Formula: one repetition starts all workers at a barrier and ends when the last is done; each worker
+// handles --images images, so images_per_s = images x workers / wall time. images_per_s_per_core is
+// that rate at the largest worker count divided by the count; images_per_s_per_gpu is the full rate
+// with every CPU busy divided by the node's GPUs.
+// Pitfalls: flat or tiny synthetic images decode several times faster than photos, hence the tuned
+// grain and the recorded mean size; workers are logical CPUs, so on SMT "per core" is per hardware
+// thread; one busy core boosts higher than all cores (compare per-core at 1 and at N workers); the
+// augment-only stage reads a pool of 32 decoded images, which is colder in cache than an image just
+// decoded in the full stage, so augment + decode can exceed full.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "decode_scaling.hpp"
+#include "nvml.hpp"
+#include "registry.hpp"
+#include "thread_team.hpp"
+#include "units.hpp"
+
+namespace nodeaudit::host {
+namespace {
+
+constexpr int calibration_images = 4;
+constexpr int augment_pool_images = 32;
+constexpr double min_decode_psnr_db = 25.0;  // q90 photos decode at 30-45 dB; a wrong decode is far below
+
+CorpusSpec corpus_spec(const ParamValues& p) {
+  CorpusSpec spec;
+  spec.width = static_cast<int>(p.integer("width"));
+  spec.height = static_cast<int>(p.integer("height"));
+  spec.quality = static_cast<int>(p.integer("quality"));
+  const std::string& samp = p.text("subsampling");
+  spec.subsampling = samp == "444" ? ChromaSubsampling::s444 : samp == "422" ? ChromaSubsampling::s422 : ChromaSubsampling::s420;
+  spec.target_mean_bytes = p.size_bytes("image-size");
+  spec.images = static_cast<int>(p.integer("images"));
+  spec.seed = static_cast<std::uint64_t>(p.integer("seed"));
+  return spec;
+}
+
+void record_corpus_info(ProbeContext& ctx, const CorpusSpec& spec, const Corpus& corpus, const GrainTuning& tuning) {
+  auto& info = ctx.info();
+  info["images"] = corpus.jpegs.size();
+  info["image_width"] = spec.width, info["image_height"] = spec.height;
+  info["quality"] = spec.quality, info["subsampling"] = to_string(spec.subsampling);
+  info["target_mean_bytes"] = spec.target_mean_bytes;
+  info["mean_bytes"] = std::round(corpus.mean_bytes());
+  info["min_bytes"] = corpus.min_bytes(), info["max_bytes"] = corpus.max_bytes();
+  info["grain_amplitude"] = std::round(tuning.amplitude * 100) / 100;
+  info["corpus_fnv1a"] = fmt::format("{:016x}", corpus.fnv1a());
+  const double target = static_cast<double>(spec.target_mean_bytes);
+  if (std::abs(corpus.mean_bytes() - target) > 0.1 * target)
+    ctx.add_finding(Severity::warn, "host_decode.size_target",
+                    fmt::format("mean encoded size {} is more than 10% from --image-size {} ({}x{} at quality {} {}); "
+                                "decode cost grows with the encoded size, so rates are not comparable to that target",
+                                format_bytes(std::round(corpus.mean_bytes())), format_bytes(target), spec.width, spec.height, spec.quality,
+                                to_string(spec.subsampling)));
+}
+
+// Decodes image 0 and compares it with the pixels it was encoded from.
+bool verify_decode(ProbeContext& ctx, const CorpusSpec& spec, const Corpus& corpus, double grain_amplitude) {
+  const RgbImage source = render_scene(make_scene(spec.width, spec.height, image_seed(spec, 0)), grain_amplitude);
+  RgbImage decoded;
+  JpegDecoder decoder;
+  if (!decoder.decode(corpus.jpegs[0], decoded) || decoded.width != source.width || decoded.height != source.height) {
+    ctx.add_finding(Severity::fail, "host_decode.verify", fmt::format("image 0 did not decode to {}x{}: {}", spec.width, spec.height, decoder.error()));
+    return false;
+  }
+  double squared = 0;
+  for (std::size_t i = 0; i < source.pixels.size(); ++i) {
+    const double d = static_cast<double>(source.pixels[i]) - decoded.pixels[i];
+    squared += d * d;
+  }
+  const double mse = squared / static_cast<double>(source.pixels.size());
+  const double psnr = mse == 0 ? 99.0 : 10 * std::log10(255.0 * 255.0 / mse);
+  ctx.info()["decode_psnr_db"] = std::round(psnr * 10) / 10;
+  if (psnr >= min_decode_psnr_db) return true;
+  ctx.add_finding(Severity::fail, "host_decode.verify",
+                  fmt::format("image 0 decodes at {:.1f} dB PSNR against its source; expected at least {:.0f} dB", psnr, min_decode_psnr_db));
+  return false;
+}
+
+Outcome measure_decode(ProbeContext& ctx) {
+  const CorpusSpec spec = corpus_spec(ctx.params());
+  const int cpus = static_cast<int>(allowed_cpus().size());
+  const WorkerPlan plan = plan_worker_counts(ctx.params().int_list("workers"), cpus);
+  if (!plan.error.empty()) return Outcome::failed(plan.error);
+  for (const std::string& note : plan.notes) ctx.add_finding(Severity::info, "host_decode.workers_capped", note);
+  ctx.info()["cpus"] = cpus;
+  ctx.info()["workers_measured"] = plan.counts;
+
+  std::string error;
+  const GrainTuning tuning = tune_grain(spec, calibration_images, error);
+  Corpus corpus;
+  if (error.empty()) {
+    std::unique_ptr<Workers> encoders = make_pinned_workers(plan.counts.back());
+    corpus = build_corpus(spec, tuning.amplitude, encoders->size(), [&](const std::function<void(int)>& step) { encoders->run(step); }, error);
+  }
+  if (!error.empty()) return Outcome::failed("generating the JPEG corpus: " + error);
+  record_corpus_info(ctx, spec, corpus, tuning);
+  if (!verify_decode(ctx, spec, corpus, tuning.amplitude)) return Outcome::failed("decoded pixels do not match their source (see host_decode.verify)");
+  StageInputs inputs{.corpus = &corpus};
+  if (!decode_pool(corpus, augment_pool_images, inputs.decoded_pool, error)) return Outcome::failed("decoding the augment pool: " + error);
+  if (ctx.should_stop()) return Outcome::interrupted();
+
+  const int crop = static_cast<int>(ctx.params().integer("crop"));
+  ScalingResult scaling = measure_scaling(ctx, inputs, plan.counts, crop, spec.images, make_pinned_workers);
+  record_per_core(ctx, scaling.at_largest, scaling.largest_workers);
+  if (scaling.outcome.status != Status::ok) return scaling.outcome;
+  const Nvml nvml;
+  record_per_gpu(ctx, scaling.at_largest.at(Stage::full), scaling.largest_workers, cpus, nvml.device_count(), nvml.why_unavailable());
+  return Outcome::ok();
+}
+
+// Generous but finite: 20 ms per image per repetition is several times slower than any current core.
+double decode_deadline_s(const ParamValues& p, Level level) {
+  const RepeatPolicy policy = default_policy(level);
+  const std::size_t counts = plan_worker_counts(p.int_list("workers"), static_cast<int>(allowed_cpus().size())).counts.size();
+  const double repetition_s = 0.02 * static_cast<double>(p.integer("images"));
+  const double per_stage_s = (policy.warmup + policy.min_repetitions + 1) * repetition_s + policy.budget_s;
+  return 60.0 + 0.05 * static_cast<double>(p.integer("images")) + static_cast<double>(std::max<std::size_t>(counts, 1)) * 3 * per_stage_s;
+}
+
+ProbeSpec make_spec() {
+  ProbeSpec spec;
+  spec.id = "host.decode";
+  spec.description = "CPU JPEG decode + training augment throughput per core and across cores (images/s)";
+  spec.params = {
+      ParamSpec{.name = "image-size", .type = ParamType::size, .default_by_level = same_at_all_levels("110KiB"),
+                .help = "Target mean encoded JPEG size; the grain of the synthetic images is tuned to reach it", .min = 1024, .max = 64ull << 20},
+      ParamSpec{.name = "width", .type = ParamType::integer, .default_by_level = same_at_all_levels("500"), .help = "Image width in pixels", .min = 16, .max = 16384},
+      ParamSpec{.name = "height", .type = ParamType::integer, .default_by_level = same_at_all_levels("375"), .help = "Image height in pixels", .min = 16, .max = 16384},
+      ParamSpec{.name = "quality", .type = ParamType::integer, .default_by_level = same_at_all_levels("90"), .help = "JPEG quality", .min = 1, .max = 100},
+      ParamSpec{.name = "subsampling", .type = ParamType::choice, .default_by_level = same_at_all_levels("420"), .help = "Chroma subsampling",
+                .choices = {"420", "422", "444"}},
+      ParamSpec{.name = "images", .type = ParamType::integer, .default_by_level = {"300", "1000", "4000"},
+                .help = "Distinct JPEGs generated; every worker runs through this many images per repetition", .min = 1, .max = 100000},
+      ParamSpec{.name = "workers", .type = ParamType::int_list, .default_by_level = same_at_all_levels("0"),
+                .help = "Worker counts to measure, one pinned thread per CPU; 0 = 1, 2, 4, ... up to every CPU this process may use",
+                .min = 0, .max = 65536},
+      ParamSpec{.name = "crop", .type = ParamType::integer, .default_by_level = same_at_all_levels("224"), .help = "Side of the random resized crop in pixels",
+                .min = 8, .max = 4096},
+      ParamSpec{.name = "seed", .type = ParamType::integer, .default_by_level = same_at_all_levels("1"), .help = "Seed of the synthetic images",
+                .min = 0, .max = 4294967295.0},
+  };
+  spec.body = measure_decode;
+  spec.deadline_s = decode_deadline_s;
+  return spec;
+}
+
+const ProbeRegistrar registrar{make_spec()};
+
+}  // namespace
+}  // namespace nodeaudit::host

@@ -1,0 +1,94 @@
+// host.decode and host.config end to end through `nodeaudit probe ... --format json`.
+#include <gtest/gtest.h>
+
+#include <sched.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct ProcessResult {
+  int exit_code = -1;
+  std::string out;
+};
+
+ProcessResult run(const std::string& args) {
+  ProcessResult r;
+  const std::string command = std::string(NODEAUDIT_BINARY) + " " + args + " 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buffer{};
+  std::size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+int allowed_cpu_count() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+}
+
+std::set<std::string> finding_codes(const nlohmann::json& probe) {
+  std::set<std::string> codes;
+  for (const auto& f : probe["findings"]) codes.insert(f["code"].get<std::string>());
+  return codes;
+}
+
+TEST(HostDecodeCli, SmallRunRecordsTheCatalogueMetrics) {
+  ASSERT_TRUE(std::filesystem::exists(NODEAUDIT_BINARY));
+  const ProcessResult r = run("probe host.decode --images 6 --width 96 --height 64 --image-size 4KiB --crop 32 "
+                              "--workers 1,100000 --repetitions 2 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const nlohmann::json probe = nlohmann::json::parse(r.out)["probes"][0];
+  EXPECT_EQ(probe["status"], "ok") << probe.dump(2);
+  const std::set<std::string> codes = finding_codes(probe);
+  EXPECT_TRUE(codes.count("host_decode.workers_capped")) << "100000 workers is more than any CPU count";
+  const std::string all = std::to_string(allowed_cpu_count());
+  std::set<std::string> series;
+  for (const auto& m : probe["metrics"]) {
+    EXPECT_EQ(m["unit"], "images/s");
+    std::string key = m["name"].get<std::string>();
+    for (const auto& [k, v] : m["labels"].items()) key += " " + k + "=" + v.get<std::string>();
+    series.insert(key);
+  }
+  for (const char* stage : {"decode", "augment", "full"}) {
+    EXPECT_TRUE(series.count(std::string("images_per_s stage=") + stage + " workers=1")) << stage;
+    EXPECT_TRUE(series.count(std::string("images_per_s stage=") + stage + " workers=" + all)) << stage;
+    EXPECT_TRUE(series.count(std::string("images_per_s_per_core stage=") + stage)) << stage;
+  }
+  // With a GPU the per-GPU figure is there; without one an info finding says why it is not.
+  EXPECT_NE(series.count("images_per_s_per_gpu stage=full") == 1, codes.count("host_decode.no_gpu") == 1);
+  EXPECT_EQ(probe["info"]["images"], 6);
+  EXPECT_GT(probe["info"]["mean_bytes"].get<double>(), 0);
+  EXPECT_GE(probe["info"]["decode_psnr_db"].get<double>(), 25.0);
+}
+
+TEST(HostDecodeCli, ZeroMixedWithCountsIsRefused) {
+  const ProcessResult r = run("probe host.decode --images 2 --width 32 --height 32 --workers 0,2 --format json");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.out.find("--workers 0"), std::string::npos) << r.out;
+}
+
+TEST(HostConfigCli, EveryRuleGivesOneFindingAndNoMetric) {
+  const ProcessResult r = run("probe host.config --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const nlohmann::json probe = nlohmann::json::parse(r.out)["probes"][0];
+  EXPECT_EQ(probe["status"], "ok");
+  EXPECT_TRUE(probe["metrics"].empty());
+  const std::set<std::string> codes = finding_codes(probe);
+  for (const char* code : {"host_config.governor", "host_config.thp", "host_config.swap", "host_config.shm", "host_config.memlock",
+                           "host_config.numa_balancing", "host_config.iommu", "host_config.host_ram", "host_config.cores_per_gpu"})
+    EXPECT_TRUE(codes.count(code)) << code;
+}
+
+}  // namespace
