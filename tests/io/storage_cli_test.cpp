@@ -1,0 +1,111 @@
+// The storage probes through the CLI: bad input exits 2 via the harness, probe-level bad places
+// fail with a one-line reason, no path is a skip, a run leaves nothing behind, Ctrl-C cleans up.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <set>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "io_test_util.hpp"
+
+namespace nodeaudit::io {
+namespace {
+
+using test::TempDir;
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+};
+
+CliResult run_cli(const std::string& args) {
+  CliResult r;
+  FILE* pipe = popen((std::string(NODEAUDIT_BINARY) + " " + args + " 2>&1").c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), pipe)) r.out += buf.data();
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+nlohmann::json probe_entry(const CliResult& r) {
+  const auto brace = r.out.find('{');
+  return nlohmann::json::parse(r.out.substr(brace))["probes"][0];
+}
+
+TEST(StorageCli, OutOfBoundsParametersExitTwoNamingTheValue) {
+  for (const char* bad : {"--queue-depth 0", "--queue-depth 4097", "--workers 0", "--block-size 3000"}) {
+    const CliResult r = run_cli(std::string("probe storage.read --path /nonexistent ") + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.out;
+    EXPECT_NE(r.out.find(std::string(bad).substr(0, std::string(bad).find(' '))), std::string::npos) << r.out;
+  }
+  EXPECT_EQ(run_cli("probe storage.dataset --workers 1,0,4").exit_code, 2);
+  EXPECT_EQ(run_cli("probe storage.read --data-dir /nonexistent-dir").exit_code, 2);
+}
+
+TEST(StorageCli, NoPathAndNoDataDirIsASkip) {
+  const CliResult r = run_cli("probe storage.read --format json");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  const auto e = probe_entry(r);
+  EXPECT_EQ(e["status"], "skipped");
+  EXPECT_EQ(e["reason"], "needs --path or --data-dir (a directory on the storage under test)");
+}
+
+TEST(StorageCli, ProbeLevelBadPlacesFailWithOneLineReason) {
+  TempDir dir;
+  const CliResult missing = run_cli("probe storage.read --format json --path " + dir.path + "/missing");
+  EXPECT_EQ(probe_entry(missing)["reason"], "--path " + dir.path + "/missing: No such file or directory");
+  if (std::filesystem::is_block_file("/dev/vda")) {
+    const CliResult blk = run_cli("probe storage.checkpoint --format json --path /dev/vda");
+    EXPECT_EQ(probe_entry(blk)["status"], "failed");
+    EXPECT_NE(probe_entry(blk)["reason"].get<std::string>().find("never writes to a block device"), std::string::npos);
+  }
+  const CliResult full = run_cli("probe storage.checkpoint --format json --size 16TiB --data-dir " + dir.path);
+  EXPECT_NE(probe_entry(full)["reason"].get<std::string>().find("not enough free space"), std::string::npos) << full.out;
+  EXPECT_EQ(dir.entries(), 0u);
+}
+
+TEST(StorageCli, ReadRunRecordsContractMetricsAndLeavesNothingBehind) {
+  TempDir dir;
+  const CliResult r = run_cli("probe storage.read --format json --size 4MiB --block-size 64KiB --runtime 0.2s --repetitions 2 --data-dir " + dir.path);
+  const auto e = probe_entry(r);
+  if (e["status"] == "skipped") GTEST_SKIP() << e["reason"];
+  ASSERT_EQ(e["status"], "ok") << e.dump();
+  std::set<std::string> names;
+  for (const auto& m : e["metrics"]) {
+    names.insert(m["name"]);
+    EXPECT_EQ(m["labels"]["cache"], "none");
+    EXPECT_EQ(m["labels"]["pattern"], "seq");
+    EXPECT_EQ(m["labels"]["block_size"], "65536");
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"bandwidth", "iops", "latency_p50", "latency_p99", "latency_max", "cpu_per_gb"}));
+  EXPECT_EQ(e["info"]["verified_bytes"], 4 << 20);
+  EXPECT_EQ(dir.entries(), 0u);
+}
+
+TEST(StorageCli, InterruptDuringGenerationRemovesTheDataSet) {
+  TempDir dir;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl(NODEAUDIT_BINARY, NODEAUDIT_BINARY, "probe", "storage.dataset", "--sample-size", "4KiB", "--samples", "2000000",
+          "--data-dir", dir.path.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait (without a time threshold on the result) until generation has started.
+  for (int i = 0; i < 600 && dir.entries() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_EQ(dir.entries(), 1u);
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_EQ(dir.entries(), 0u);
+}
+
+}  // namespace
+}  // namespace nodeaudit::io
