@@ -9,7 +9,7 @@ build_packages=(
   liburing-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev libhwloc-dev
   libturbojpeg0-dev libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3
+  python3 chromium
 )
 bench_packages=(fio libjpeg-turbo-progs netpipe-openmpi)
 

@@ -1,0 +1,52 @@
+#include "cli_args.hpp"
+
+#include <cmath>
+#include <filesystem>
+
+#include "errors.hpp"
+
+namespace nodeaudit::report {
+
+double parse_amount(const std::string& option, const std::string& text) {
+  std::size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (text.empty() || used != text.size() || !std::isfinite(value) || value < 0)
+    throw UsageError(option + " " + text, "expected a non-negative number (12, 12.5)");
+  return value;
+}
+
+double parse_percent(const std::string& option, const std::string& text) {
+  const std::string number = !text.empty() && text.back() == '%' ? text.substr(0, text.size() - 1) : text;
+  try {
+    return parse_amount(option, number);
+  } catch (const UsageError&) {
+    throw UsageError(option + " " + text, "expected a non-negative percentage (5%, 2.5%, 10)");
+  }
+}
+
+std::pair<std::string, std::string> split_assignment(const std::string& option, const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw UsageError(option + " " + text, "expected KEY=VALUE (e.g. " + option + " vendor-a=12.5)");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+void check_outputs_are_new(const std::vector<OutputFile>& outputs) {
+  namespace fs = std::filesystem;
+  for (const auto& output : outputs) {
+    if (output.path.empty()) continue;
+    std::error_code ec;
+    if (fs::exists(output.path, ec))
+      throw UsageError(output.option + " " + output.path, "exists; nodeaudit never overwrites a file (choose a new name)");
+    const fs::path parent = fs::path(output.path).parent_path();
+    if (!parent.empty() && !fs::is_directory(parent, ec))
+      throw UsageError(output.option + " " + output.path, "its directory " + parent.string() + " does not exist");
+  }
+}
+
+}  // namespace nodeaudit::report

@@ -1,0 +1,144 @@
+#include "compare_render.hpp"
+
+#include <fmt/format.h>
+
+#include "table.hpp"
+#include "text_escape.hpp"
+
+namespace nodeaudit::report {
+
+namespace {
+
+std::string figure_with_interval(const MetricRecord& record) {
+  return fmt::format("{} [{}, {}]", format_figure(record.median), format_figure(record.ci_lo), format_figure(record.ci_hi));
+}
+
+std::string delta_text(const MetricChange& change) {
+  return change.delta_pct ? fmt::format("{:+.1f}%", *change.delta_pct) : "from 0";
+}
+
+std::string summary_line(const Comparison& c) {
+  const std::size_t one_side = c.only_in_baseline.size() + c.only_in_candidate.size();
+  return fmt::format("**{}**: {} regressed, {} improved, {} unchanged, {} incomparable; {} in one file only; "
+                     "{} environment differences; {} probe status changes.",
+                     c.has_regression() ? "REGRESSION" : "NO REGRESSION", c.count(Verdict::regression),
+                     c.count(Verdict::improvement), c.count(Verdict::unchanged), c.count(Verdict::incomparable),
+                     one_side, c.env.size(), c.probes.size());
+}
+
+std::string env_section(const Comparison& c) {
+  std::string out = "## Environment differences\n\n";
+  if (c.env.empty()) return out + "None: driver, CUDA, NCCL, kernel, GPUs and host match.\n\n";
+  out += "| field | baseline | candidate |\n|---|---|---|\n";
+  for (const auto& d : c.env)
+    out += fmt::format("| {} | {} | {} |\n", markdown_cell(d.field), markdown_cell(d.baseline), markdown_cell(d.candidate));
+  return out + "\n";
+}
+
+std::string probe_section(const Comparison& c) {
+  if (c.probes.empty()) return "";
+  std::string out = "## Probe status changes\n\n| probe | baseline | candidate | reason |\n|---|---|---|---|\n";
+  for (const auto& p : c.probes)
+    out += fmt::format("| {} | {} | {} | {} |\n", markdown_cell(p.probe), p.baseline, p.candidate, markdown_cell(p.candidate_reason));
+  return out + "\n";
+}
+
+std::string metric_rows(const Comparison& c, bool changed_only) {
+  std::string out;
+  for (const auto& m : c.metrics) {
+    const bool changed = m.verdict == Verdict::regression || m.verdict == Verdict::improvement;
+    if (changed_only != changed) continue;
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", markdown_cell(display_name(m.baseline)),
+                       markdown_cell(m.baseline.unit), figure_with_interval(m.baseline), figure_with_interval(m.candidate),
+                       delta_text(m), to_string(m.verdict), markdown_cell(m.why));
+  }
+  return out;
+}
+
+std::string metrics_section(const std::string& title, const std::string& rows) {
+  if (rows.empty()) return "";
+  return "## " + title +
+         "\n\n| metric | unit | baseline median [95% CI] | candidate median [95% CI] | change | verdict | why |\n"
+         "|---|---|---|---|---|---|---|\n" +
+         rows + "\n";
+}
+
+std::string one_side_section(const std::string& title, const std::vector<MetricRecord>& records) {
+  if (records.empty()) return "";
+  std::string out = "## " + title + "\n\n";
+  for (const auto& r : records)
+    out += fmt::format("- {} ({}): {}\n", markdown_cell(display_name(r)), r.unit, format_figure(r.median));
+  return out + "\n";
+}
+
+}  // namespace
+
+std::string render_compare_markdown(const Comparison& c) {
+  std::string out = "# nodeaudit compare\n\n";
+  out += fmt::format("Baseline `{}`, candidate `{}`. Default tolerance {:g}%; a change counts only beyond the "
+                     "tolerance and when the 95% confidence intervals of the medians do not overlap.\n\n",
+                     c.baseline_label, c.candidate_label, c.tolerance_pct);
+  out += summary_line(c) + "\n\n";
+  out += env_section(c) + probe_section(c);
+  out += metrics_section("Changed beyond noise", metric_rows(c, true));
+  out += metrics_section("Unchanged", metric_rows(c, false));
+  out += one_side_section("Only in the baseline", c.only_in_baseline);
+  out += one_side_section("Only in the candidate", c.only_in_candidate);
+  return out;
+}
+
+namespace {
+
+std::string junit_metric_case(const MetricChange& m) {
+  std::string out = fmt::format("    <testcase classname=\"{}\" name=\"{}\">\n", xml_escape(m.baseline.probe),
+                                xml_escape(display_name(m.baseline).substr(m.baseline.probe.size() + 1)));
+  const std::string detail = fmt::format("baseline {} {}, candidate {} {}: {}", figure_with_interval(m.baseline),
+                                         m.baseline.unit, figure_with_interval(m.candidate), m.candidate.unit, m.why);
+  if (m.verdict == Verdict::regression)
+    out += fmt::format("      <failure type=\"regression\" message=\"{}\">{}</failure>\n", xml_escape(delta_text(m) + " regression"),
+                       xml_escape(detail));
+  else
+    out += fmt::format("      <system-out>{}: {}</system-out>\n", to_string(m.verdict), xml_escape(detail));
+  return out + "    </testcase>\n";
+}
+
+std::string junit_one_side_case(const MetricRecord& r, const std::string& where) {
+  return fmt::format("    <testcase classname=\"{}\" name=\"{}\">\n      <skipped message=\"{}\"/>\n    </testcase>\n",
+                     xml_escape(r.probe), xml_escape(display_name(r).substr(r.probe.size() + 1)), xml_escape("only in the " + where));
+}
+
+}  // namespace
+
+std::string render_compare_junit(const Comparison& c) {
+  std::string cases;
+  int failures = 0, skipped = 0, tests = 0;
+  for (const auto& p : c.probes) {
+    const bool failed = p.baseline == "ok" && p.candidate != "ok";
+    cases += fmt::format("    <testcase classname=\"{}\" name=\"status\">\n", xml_escape(p.probe));
+    if (failed)
+      cases += fmt::format("      <failure type=\"status\" message=\"{}\"/>\n",
+                           xml_escape(fmt::format("was {}, now {}: {}", p.baseline, p.candidate, p.candidate_reason)));
+    cases += "    </testcase>\n";
+    failures += failed ? 1 : 0;
+    ++tests;
+  }
+  for (const auto& m : c.metrics) {
+    cases += junit_metric_case(m);
+    failures += m.verdict == Verdict::regression ? 1 : 0;
+    ++tests;
+  }
+  for (const auto& r : c.only_in_baseline) cases += junit_one_side_case(r, "baseline"), ++skipped, ++tests;
+  for (const auto& r : c.only_in_candidate) cases += junit_one_side_case(r, "candidate"), ++skipped, ++tests;
+  std::string properties;
+  for (const auto& d : c.env)
+    properties += fmt::format("      <property name=\"env.{}\" value=\"{}\"/>\n", xml_escape(d.field),
+                              xml_escape(d.baseline + " -> " + d.candidate));
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"nodeaudit compare\" tests=\"{0}\" failures=\"{1}\">\n"
+      "  <testsuite name=\"nodeaudit compare {2} vs {3}\" tests=\"{0}\" failures=\"{1}\" errors=\"0\" skipped=\"{4}\">\n"
+      "{5}{6}  </testsuite>\n</testsuites>\n",
+      tests, failures, xml_escape(c.baseline_label), xml_escape(c.candidate_label), skipped,
+      properties.empty() ? "" : "    <properties>\n" + properties + "    </properties>\n", cases);
+}
+
+}  // namespace nodeaudit::report

@@ -1,0 +1,103 @@
+#include "report_html.hpp"
+
+#include <fmt/format.h>
+
+#include "chart_data.hpp"
+#include "report_markdown.hpp"
+#include "svg.hpp"
+#include "table.hpp"
+#include "text_escape.hpp"
+
+namespace nodeaudit::report {
+
+namespace {
+
+constexpr const char* head =
+    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+    "script-src 'unsafe-inline'\">\n<title>nodeaudit report</title>\n<style>\n"
+    "body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}"
+    "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}th{background:#f4f4f4}"
+    "td.num{text-align:right;font-variant-numeric:tabular-nums}td.best{font-weight:bold}"
+    "figure{display:inline-block;margin:1em;vertical-align:top}figcaption{font-size:13px;color:#555;max-width:680px}"
+    ".cheapest{background:#e6f4e6}.no-data{color:#888}\n</style>\n</head>\n<body>\n";
+
+constexpr const char* marker_script =
+    "<script>\n(function () {\n  var charts = document.querySelectorAll('svg.chart');\n  var drawn = 0;\n"
+    "  charts.forEach(function (c) { if (c.querySelector('rect.bar, circle.point')) drawn++; });\n"
+    "  document.body.setAttribute('data-charts-total', String(charts.length));\n"
+    "  document.body.setAttribute('data-charts-rendered', String(drawn));\n})();\n</script>\n";
+
+std::string cell(const std::string& text, const std::string& css = "") {
+  return (css.empty() ? "<td>" : "<td class=\"" + css + "\">") + xml_escape(text) + "</td>";
+}
+
+std::string nodes_table(const Report& report) {
+  std::string out = "<h2>Nodes</h2>\n<table>\n<tr><th>node</th><th>hardware and software</th></tr>\n";
+  for (const auto& node : report.nodes) out += "<tr>" + cell(node.name) + cell(node_summary(node.doc)) + "</tr>\n";
+  return out + "</table>\n";
+}
+
+std::string assessment_table(const Report& report) {
+  if (report.profile.empty()) return "<h2>Assessment</h2>\n<p>No profile given: nodes not assessed, runs not costed.</p>\n";
+  std::string out = "<h2>Assessment for " + xml_escape(report.profile) +
+                    "</h2>\n<table>\n<tr><th>node</th><th>verdict</th><th>bottleneck</th><th>cost of one run</th></tr>\n";
+  for (std::size_t i = 0; i < report.nodes.size(); ++i) {
+    const NodeReport& node = report.nodes[i];
+    const bool cheapest = static_cast<int>(i) == report.cheapest;
+    out += std::string(cheapest ? "<tr class=\"cheapest\">" : "<tr>") + cell(node.name) + cell(verdict_of(node)) +
+           cell(bottleneck_of(node)) + cell(cost_text(node) + (cheapest ? " (cheapest)" : "")) + "</tr>\n";
+  }
+  out += "</table>\n";
+  if (report.cheapest >= 0)
+    out += "<p>Cheapest effective run: <strong>" + xml_escape(report.nodes[static_cast<std::size_t>(report.cheapest)].name) +
+           "</strong> (hourly price x predicted hours, plus per-run extras).</p>\n";
+  return out;
+}
+
+template <typename Chart>
+std::string figure(const Chart& chart, std::string (*render)(const Chart&)) {
+  const std::string caption = "<figcaption><strong>" + xml_escape(chart.title) + "</strong>: " + xml_escape(chart.note) + "</figcaption>\n";
+  if (!chart.has_data())
+    return "<figure class=\"no-data\" id=\"" + xml_escape(chart.id) + "-missing\">\n" + caption +
+           "<p class=\"no-data\">Not measured in any of these results.</p>\n</figure>\n";
+  return "<figure>\n" + render(chart) + caption + "</figure>\n";
+}
+
+std::string charts_section(const Report& report) {
+  const ChartSet charts = build_charts(report);
+  std::string out = "<h2>Charts</h2>\n<div class=\"charts\">\n";
+  out += figure(charts.gemm, &render_bar_chart);
+  for (const auto& panel : charts.bandwidth) out += figure(panel, &render_bar_chart);
+  out += figure(charts.allreduce_curve, &render_line_chart);
+  out += figure(charts.storage_sweep, &render_line_chart);
+  out += figure(charts.uniformity, &render_bar_chart);
+  return out + "</div>\n";
+}
+
+std::string shared_table(const Report& report) {
+  std::string out = fmt::format("<h2>Shared metrics</h2>\n<p>{} metrics measured on every node (medians; best in bold); {} measured on "
+                                "only some nodes are not shown.</p>\n<table>\n<tr><th>metric</th><th>unit</th>",
+                                report.shared.size(), report.not_shared);
+  for (const auto& node : report.nodes) out += "<th>" + xml_escape(node.name) + "</th>";
+  out += "</tr>\n";
+  for (const auto& row : report.shared) {
+    out += "<tr>" + cell(row.display) + cell(row.unit);
+    for (std::size_t i = 0; i < row.per_node.size(); ++i)
+      out += cell(format_figure(row.per_node[i].median), static_cast<int>(i) == row.best_node && row.per_node.size() > 1 ? "num best" : "num");
+    out += "</tr>\n";
+  }
+  return out + "</table>\n";
+}
+
+}  // namespace
+
+std::string render_report_html(const Report& report) {
+  std::string out = head;
+  out += "<h1>nodeaudit report</h1>\n";
+  if (report.redacted) out += "<p>Hostnames, serial numbers, UUIDs, PCI bus ids and command lines removed.</p>\n";
+  out += nodes_table(report) + assessment_table(report) + charts_section(report) + shared_table(report);
+  return out + marker_script + "</body>\n</html>\n";
+}
+
+}  // namespace nodeaudit::report
