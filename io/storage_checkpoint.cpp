@@ -165,7 +165,6 @@ ProbeSpec make_spec() {
       block_size_param("1MiB"),
       queue_depth_param("16"),
       direct_param(),
-      iopoll_param(),
   };
   spec.body = measure_storage_checkpoint;
   spec.deadline_s = [](const ParamValues& p, Level level) {

@@ -76,8 +76,12 @@ DirectChoice choose_direct(ProbeContext& ctx, const StorageTarget& target) {
   return choice;
 }
 
-std::string check_block_alignment(const ParamValues& params, const StorageTarget& target, const DirectChoice& direct) {
+std::string check_iopoll(const ParamValues& params, const DirectChoice& direct) {
   if (params.boolean("iopoll") && !direct.use_direct) return "--iopoll true: polled completions need O_DIRECT (--direct true)";
+  return {};
+}
+
+std::string check_block_alignment(const ParamValues& params, const StorageTarget& target, const DirectChoice& direct) {
   if (!direct.use_direct) return {};
   const std::uint64_t block = params.size_bytes("block-size");
   const std::uint32_t logical = logical_block_size(target.path);

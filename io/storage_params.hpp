@@ -24,7 +24,9 @@ struct DirectChoice {
 // unsupported O_DIRECT falls back to buffered reads with a warning finding.
 DirectChoice choose_direct(ProbeContext& ctx, const StorageTarget& target);
 
-// Empty, or the reason --block-size (or --iopoll) does not fit the target under O_DIRECT.
+// Empty, or the reason --iopoll cannot be used (it needs O_DIRECT).
+std::string check_iopoll(const ParamValues& params, const DirectChoice& direct);
+// Empty, or the reason --block-size does not fit the target's logical block size under O_DIRECT.
 std::string check_block_alignment(const ParamValues& params, const StorageTarget& target, const DirectChoice& direct);
 
 }  // namespace nodeaudit::io

@@ -94,7 +94,7 @@ struct RepetitionLog {
   std::string error;
 };
 
-Work read_one_repetition(ProbeContext& ctx, ReadWorkers& w, double cap_s, bool timed, RepetitionLog& log) {
+Work read_one_repetition(ReadWorkers& w, double cap_s, bool timed, RepetitionLog& log) {
   const std::size_t n = w.rings.size();
   std::vector<LoopResult> results(n);
   std::vector<LatencyHistogram> hist(n);
@@ -116,7 +116,6 @@ Work read_one_repetition(ProbeContext& ctx, ReadWorkers& w, double cap_s, bool t
     if (log.error.empty() && !results[i].error.empty()) log.error = results[i].error;
     rep.merge(hist[i]);
   }
-  (void)ctx;
   if (!timed || work.bytes == 0) return work;
   log.cpu_per_gb.push_back((process_cpu_s() - cpu_before) / (work.bytes / 1e9));
   log.p50_us.push_back(rep.percentile_ns(0.5) / 1e3);
@@ -156,6 +155,7 @@ Outcome measure_storage_read(ProbeContext& ctx) {
   if (!t.target) return t.skip ? Outcome::skipped(t.reason) : Outcome::failed(t.reason);
   const DirectChoice direct = choose_direct(ctx, *t.target);
   if (!direct.error.empty()) return Outcome::failed(direct.error);
+  if (auto why = check_iopoll(p, direct); !why.empty()) return Outcome::failed(why);
   if (auto why = check_block_alignment(p, *t.target, direct); !why.empty()) return Outcome::failed(why);
   ReadSetup setup;
   if (Outcome o = prepare_file(ctx, *t.target, setup); o.status != Status::ok) return o;
@@ -168,7 +168,7 @@ Outcome measure_storage_read(ProbeContext& ctx) {
   const double cap_s = p.duration_s("runtime") / (policy.min_repetitions + policy.warmup);
   RepetitionLog log;
   int reps_started = 0;
-  const Measurement m = run_repetitions(policy, [&] { return read_one_repetition(ctx, w, cap_s, reps_started++ >= policy.warmup, log); },
+  const Measurement m = run_repetitions(policy, [&] { return read_one_repetition(w, cap_s, reps_started++ >= policy.warmup, log); },
                                         [&] { return ctx.should_stop() || !log.error.empty(); });
   if (!log.error.empty()) return Outcome::failed(log.error);
   const Labels labels{{"pattern", p.text("pattern")}, {"block_size", std::to_string(p.size_bytes("block-size"))},
