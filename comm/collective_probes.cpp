@@ -1,6 +1,6 @@
 // Registers the NCCL probes: one spec per collective plug-in, plus comm.p2p. The specs (ids,
 // parameters, deadlines) exist in every build; the bodies only where NCCL was found, so a build
-// without CUDA lists them as `not built (no CUDA toolkit)`.
+// without CUDA lists them as `not built (no CUDA toolkit)`; without NCCL or the engine, says so.
 #include <fmt/format.h>
 
 #include "collective_math.hpp"
@@ -45,7 +45,7 @@ ProbeSpec make_collective_spec(Collective kind) {
 #if NODEAUDIT_COMM_HAVE_NCCL
   spec.body = [kind](ProbeContext& ctx) { return measure_collective(ctx, kind); };
 #else
-  spec.not_built_reason = "no CUDA toolkit";
+  spec.not_built_reason = NODEAUDIT_COMM_NCCL_MISSING;
 #endif
   spec.deadline_s = collective_deadline_s;
   return spec;
@@ -61,7 +61,7 @@ ProbeSpec make_p2p_spec() {
 #if NODEAUDIT_COMM_HAVE_NCCL
   spec.body = measure_p2p;
 #else
-  spec.not_built_reason = "no CUDA toolkit";
+  spec.not_built_reason = NODEAUDIT_COMM_NCCL_MISSING;
 #endif
   return spec;
 }

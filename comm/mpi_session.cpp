@@ -15,11 +15,15 @@
 namespace nodeaudit::comm {
 
 MpiSession::MpiSession(std::string probe_id, double watchdog_s) : probe_id_(std::move(probe_id)) {
-  int provided = 0;
-  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  // Armed before MPI_Init: Open MPI's start-up waits for every rank, so a rank that never comes
+  // would block it forever.
   watchdog_ = std::thread([this, watchdog_s] { watch(watchdog_s); });
+  int provided = 0, rank = 0, size = 0;
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::lock_guard lock(mutex_);
+  rank_ = rank, size_ = size, phase_ = "identity check";
 }
 
 MpiSession::~MpiSession() {

@@ -41,12 +41,12 @@ class MpiSession {
   void watch(double watchdog_s);
 
   std::string probe_id_;
-  int rank_ = 0;
-  int size_ = 1;
+  int rank_ = -1;  // until MPI_Init returns
+  int size_ = 0;
   std::mutex mutex_;
   std::condition_variable done_cv_;
   bool done_ = false;
-  std::string phase_ = "start-up";
+  std::string phase_ = "MPI start-up (MPI_Init waits for every rank)";
   std::thread watchdog_;
 };
 

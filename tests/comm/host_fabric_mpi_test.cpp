@@ -1,0 +1,81 @@
+// comm.host-fabric with real MPI ranks on loopback: the CLI starts 2 ranks itself; sums checked,
+// every figure positive and finite; different builds refused; a hung or dead rank ends the job.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "mpi_launch.hpp"
+
+using namespace nodeaudit::comm;
+
+namespace {
+
+bool have_mpirun() { return std::system("command -v mpirun >/dev/null 2>&1") == 0; }
+
+std::vector<std::string> mpirun_np2(const std::string& mode) {
+  std::vector<std::string> args = {"mpirun", "--oversubscribe"};
+  if (geteuid() == 0) args.push_back("--allow-run-as-root");
+  args.insert(args.end(), {"-np", "2", COMM_MPI_HELPER, mode});
+  return args;
+}
+
+std::string log_path(const char* name) { return (std::filesystem::temp_directory_path() / name).string(); }
+
+}  // namespace
+
+TEST(HostFabric, TwoLoopbackRanksThroughTheCli) {
+  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found on PATH (install openmpi-bin)";
+  const std::string out = log_path("nodeaudit-hostfabric-test.json");
+  const LaunchEnd end = run_launcher({NODEAUDIT_BINARY, "probe", "comm.host-fabric", "--max-size", "4KiB", "--format", "json"},
+                                     out, 120, {});
+  ASSERT_EQ(end.exit_code, 0) << end.log_tail;
+  std::ifstream in(out);
+  const auto doc = nlohmann::json::parse(in);
+  const auto& probe = doc["probes"][0];
+  ASSERT_EQ(probe["status"], "ok") << probe.dump(2);
+  EXPECT_EQ(probe["info"]["ranks"], 2);
+  EXPECT_EQ(probe["info"]["sizes_checked"], 10);  // 8 B .. 4 KiB
+  std::set<std::string> names;
+  std::set<std::string> sizes;
+  for (const auto& m : probe["metrics"]) {
+    names.insert(m["name"]);
+    sizes.insert(m["labels"]["size"]);
+    EXPECT_EQ(m["labels"]["ranks"], "2");
+    for (double v : m["samples"]) EXPECT_TRUE(std::isfinite(v) && v > 0) << m.dump();
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"allreduce_bw", "pingpong_bw", "pingpong_latency"}));
+  EXPECT_EQ(sizes.size(), 10u);
+  EXPECT_EQ(probe["metrics"].size(), 30u);
+  for (const auto& f : probe["findings"]) EXPECT_NE(f["severity"], "fail") << f.dump();
+}
+
+TEST(HostFabric, DifferentBuildsAreRefused) {
+  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found on PATH (install openmpi-bin)";
+  const LaunchEnd end = run_launcher(mpirun_np2("mismatch"), log_path("nodeaudit-mismatch.log"), 60, {});
+  EXPECT_FALSE(end.timed_out);
+  EXPECT_NE(end.log_tail.find("outcome failed: ranks run different nodeaudit builds"), std::string::npos) << end.log_tail;
+  EXPECT_NE(end.log_tail.find("9.9.9-other"), std::string::npos) << end.log_tail;
+}
+
+TEST(HostFabric, HungRankEndsTheJobNoHang) {
+  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found on PATH (install openmpi-bin)";
+  const LaunchEnd end = run_launcher(mpirun_np2("hang"), log_path("nodeaudit-hang.log"), 40, {});
+  EXPECT_FALSE(end.timed_out) << "the rank watchdog should end the job before the launcher's timeout";
+  EXPECT_NE(end.exit_code, 0);
+  EXPECT_NE(end.log_tail.find("made no progress"), std::string::npos) << end.log_tail;
+}
+
+TEST(HostFabric, DeadRankEndsTheJobNoHang) {
+  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found on PATH (install openmpi-bin)";
+  const LaunchEnd end = run_launcher(mpirun_np2("die"), log_path("nodeaudit-die.log"), 60, {});
+  EXPECT_FALSE(end.timed_out) << end.log_tail;
+  EXPECT_NE(end.exit_code, 0) << end.log_tail;
+  EXPECT_EQ(end.log_tail.find("outcome ok"), std::string::npos) << end.log_tail;
+}
