@@ -16,7 +16,9 @@ else()
       set(CMAKE_CUDA_ARCHITECTURES "80;90" CACHE STRING "CUDA architectures to build for")
     endif()
     enable_language(CUDA)
-    set(CMAKE_CUDA_STANDARD 20)
+    # CMake 3.25 knows no C++20 dialect flag for nvcc: targets ask for 17 and CUDA sources that
+    # include C++20 headers pass -std=c++20 themselves (kernels/gpu/CMakeLists.txt).
+    set(CMAKE_CUDA_STANDARD 17)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     find_package(CUDAToolkit REQUIRED)
     set(NODEAUDIT_HAVE_CUDA ON)

@@ -176,7 +176,8 @@ std::string render_env(const nlohmann::json& env) {
   out += fmt::format("host      {}  ({}, kernel {})\n", h.value("hostname", "?"), h.value("os", "?"), h.value("kernel", "?"));
   out += fmt::format("cpu       {}: {} sockets, {} cores, {} threads\n", h.value("cpu_model", "?"), h.value("sockets", 0),
                      h.value("cores", 0), h.value("threads", 0));
-  for (const auto& n : h.value("numa", nlohmann::json::array()))
+  const nlohmann::json numa = h.value("numa", nlohmann::json::array());
+  for (const auto& n : numa)
     out += fmt::format("numa {}    cpus {}, {}\n", n.value("node", 0), n.value("cpus", ""),
                        format_bytes(n.value("memory_bytes", 0.0)));
   out += fmt::format("memory    {} total, {} available\n", format_bytes(h.value("ram_total_bytes", 0.0)),
@@ -187,13 +188,16 @@ std::string render_env(const nlohmann::json& env) {
                        d.value("filesystem", "?"), format_bytes(d.value("free_bytes", 0.0)));
   }
   out += fmt::format("gpus      {}\n", env.value("gpu_status", "unknown"));
-  for (const auto& g : env.value("gpus", nlohmann::json::array())) {
+  const nlohmann::json gpus = env.value("gpus", nlohmann::json::array());
+  for (const auto& g : gpus) {
     out += fmt::format("gpu {}     {} {} {}, PCIe gen {}/{} x{}/{}\n", g.value("index", 0), g.value("name", "?"),
                        g.value("pci_bus_id", ""), format_bytes(g.value("memory_total_bytes", 0.0)),
                        g.value("pcie_gen_current", 0), g.value("pcie_gen_max", 0), g.value("pcie_width_current", 0),
                        g.value("pcie_width_max", 0));
   }
-  for (const auto& [key, value] : env.value("software", nlohmann::json::object()).items())
+  // Keep the object alive for the loop: items() refers into it.
+  const nlohmann::json software = env.value("software", nlohmann::json::object());
+  for (const auto& [key, value] : software.items())
     out += fmt::format("{:<9} {}\n", key, value.is_string() ? value.get<std::string>() : value.dump());
   return out;
 }

@@ -43,12 +43,16 @@ std::string metric_row(const nlohmann::json& m) {
 
 }  // namespace
 
-std::string render_probe(const nlohmann::json& probe) {
-  const std::string status = probe.value("status", "?");
-  std::string out = fmt::format("{:<26} {:<11} {:>8.1f} s", probe.value("id", "?"), status, probe.value("duration_s", 0.0));
+std::string render_probe_status(const nlohmann::json& probe) {
+  std::string out = fmt::format("{:<26} {:<11} {:>8.1f} s", probe.value("id", "?"), probe.value("status", "?"),
+                                probe.value("duration_s", 0.0));
   const std::string reason = probe.value("reason", "");
   if (!reason.empty()) out += "  " + reason;
-  out += "\n";
+  return out + "\n";
+}
+
+std::string render_probe(const nlohmann::json& probe) {
+  std::string out = render_probe_status(probe);
   for (const auto& m : probe.value("metrics", nlohmann::json::array())) out += metric_row(m);
   for (const auto& f : probe.value("findings", nlohmann::json::array()))
     out += fmt::format("    {:<5} {}: {}\n", f.value("severity", "?"), f.value("code", "?"), f.value("message", ""));

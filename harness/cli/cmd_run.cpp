@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -70,6 +71,8 @@ int execute(RunInvocation& inv) {
   RunSettings run_settings = settings;
   run_settings.profile_path = prepare_run_extras(inv.common.profile, inv.extras);
   const std::string out_path = resolve_out_path(inv.common.out, "results", host_name());
+  if (!inv.telemetry_out.empty() && std::filesystem::exists(inv.telemetry_out))
+    throw UsageError("--telemetry-out " + inv.telemetry_out, "already exists; nodeaudit never overwrites a file");
   const bool json_out = inv.common.format == "json";
   const bool tty = stdout_is_tty() && !json_out;
   std::FILE* log = json_out ? stderr : stdout;
@@ -88,20 +91,20 @@ int execute(RunInvocation& inv) {
                                           nlohmann::json::object(), 0, {}, {}, nlohmann::json::object()));
       continue;
     }
-    if (!tty) std::fprintf(stderr, "[%zu/%zu] %s ...\n", i + 1, plan.size(), spec.id.c_str());
+    if (!tty && !json_out) std::fprintf(log, "[%zu/%zu] %s ...\n", i + 1, plan.size(), spec.id.c_str());
     nlohmann::json entry = run_probe_isolated(spec, probe_params_for(spec, inv.extras), iso, interrupt,
                                               progress_printer(tty, spec.id, i + 1, plan.size()));
     if (tty) std::fputs("\r\033[K", stderr);
-    if (!json_out) std::fputs(render_probe(entry).c_str(), log);
+    if (!json_out) std::fputs(render_probe_status(entry).c_str(), log);
     doc["probes"].push_back(std::move(entry));
     write_file_atomic(out_path, doc.dump(2) + "\n", false);
   }
   doc["finished_at"] = utc_now_iso8601();
-  const int assessment_code = assess_run(doc, inv.extras, log, json_out);
+  const int assessment_code = assess_run(doc, inv.extras);
   write_file_atomic(out_path, doc.dump(2) + "\n", false);
   write_run_side_outputs(doc, inv.extras);
   if (json_out) std::cout << doc.dump(2) << "\n";
-  else std::fputs(("\n" + render_result_table(doc) + "result written to " + out_path + "\n").c_str(), log);
+  else std::fputs(("\n" + render_result_table(doc) + render_run_assessment(doc) + "result written to " + out_path + "\n").c_str(), log);
   return finish_code(doc, interrupt.load(), assessment_code);
 }
 

@@ -45,11 +45,15 @@ std::map<std::string, std::string> probe_params_for(const ProbeSpec& spec, const
   return texts;
 }
 
-int assess_run(nlohmann::json& doc, const RunExtras& extras, std::FILE* log, bool json_out) {
+int assess_run(nlohmann::json& doc, const RunExtras& extras) {
   if (!extras.profile) return 0;
   doc["assessment"] = score::assess(*extras.profile, doc, extras.cost);
-  if (!json_out) std::fputs(("\n" + score::render_assessment(doc["assessment"])).c_str(), log);
   return score::exit_code_for(doc["assessment"]);
+}
+
+std::string render_run_assessment(const nlohmann::json& doc) {
+  if (!doc.contains("assessment") || doc["assessment"].is_null()) return "";
+  return "\n" + score::render_assessment(doc["assessment"]) + "\n";
 }
 
 void write_run_side_outputs(const nlohmann::json&, const RunExtras&) {}

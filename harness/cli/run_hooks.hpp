@@ -29,9 +29,11 @@ void add_run_extras(CLI::App& run, RunExtras& extras);
 std::string prepare_run_extras(const std::string& profile_name_or_path, RunExtras& extras);
 // Parameter texts a profile implies for a probe (the sample size of the data set, ...).
 std::map<std::string, std::string> probe_params_for(const ProbeSpec& spec, const RunExtras& extras);
-// Scores the finished run when a profile was given; stores doc["assessment"], prints it unless
-// json_out; returns the exit code the verdict implies (1 on FAIL).
-int assess_run(nlohmann::json& doc, const RunExtras& extras, std::FILE* log, bool json_out);
+// Scores the finished run when a profile was given and stores doc["assessment"]; returns the exit
+// code the verdict implies (1 on FAIL).
+int assess_run(nlohmann::json& doc, const RunExtras& extras);
+// The assessment as terminal text, "" when the run was not scored.
+std::string render_run_assessment(const nlohmann::json& doc);
 void write_run_side_outputs(const nlohmann::json& doc, const RunExtras& extras);
 
 }  // namespace nodeaudit::cli
