@@ -31,10 +31,3 @@ if(NOT NODEAUDIT_MPI STREQUAL "OFF")
 else()
   set(NODEAUDIT_MPI_STATUS "not built (disabled with -DNODEAUDIT_MPI=OFF)")
 endif()
-
-# Version stamp: the git commit goes into every result file.
-execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
-                OUTPUT_VARIABLE NODEAUDIT_GIT_COMMIT OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-if(NOT NODEAUDIT_GIT_COMMIT)
-  set(NODEAUDIT_GIT_COMMIT "unknown")
-endif()
