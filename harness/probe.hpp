@@ -25,7 +25,12 @@ Status parse_status(const std::string& text);
 struct Outcome {
   Status status = Status::ok;
   std::string reason;
+  // A failure caused by what the user asked for (a --path that does not exist, a block size the
+  // device cannot do): `probe` exits 2 with the reason as its one-line error, `run` records the
+  // probe as failed and exits 2 at the end.
+  bool input_error = false;
   static Outcome ok() { return {}; }
+  static Outcome bad_input(std::string why) { return {Status::failed, std::move(why), true}; }
   static Outcome skipped(std::string why) { return {Status::skipped, std::move(why)}; }
   static Outcome failed(std::string why) { return {Status::failed, std::move(why)}; }
   static Outcome interrupted() { return {Status::interrupted, "interrupted by signal"}; }

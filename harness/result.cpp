@@ -34,6 +34,7 @@ nlohmann::json probe_entry(const std::string& id, const Outcome& outcome, const 
   nlohmann::json entry = {{"id", id},         {"status", to_string(outcome.status)}, {"reason", outcome.reason},
                           {"params", params}, {"duration_s", duration_s},            {"metrics", nlohmann::json::array()},
                           {"findings", nlohmann::json::array()}, {"info", info},     {"telemetry", nlohmann::json::object()}};
+  if (outcome.input_error) entry["input_error"] = true;
   for (const auto& m : metrics) entry["metrics"].push_back(metric_to_json(m));
   for (const auto& f : findings) entry["findings"].push_back(finding_to_json(f));
   return entry;

@@ -132,13 +132,13 @@ Outcome measure_shard_count(ProbeContext& ctx, const std::string& dir, int shard
 Outcome measure_storage_checkpoint(ProbeContext& ctx) {
   const auto& p = ctx.params();
   TargetOrReason t = resolve_target(p.text("path"), ctx.settings().data_dir, true);
-  if (!t.target) return t.skip ? Outcome::skipped(t.reason) : Outcome::failed(t.reason);
+  if (!t.target) return t.skip ? Outcome::skipped(t.reason) : Outcome::bad_input(t.reason);
   const DirectChoice direct = choose_direct(ctx, *t.target);
-  if (!direct.error.empty()) return Outcome::failed(direct.error);
-  if (auto why = check_block_alignment(p, *t.target, direct); !why.empty()) return Outcome::failed(why);
+  if (!direct.error.empty()) return Outcome::bad_input(direct.error);
+  if (auto why = check_block_alignment(p, *t.target, direct); !why.empty()) return Outcome::bad_input(why);
   const auto shards = static_cast<int>(p.integer("shards"));
   const std::uint64_t needed = round_up(p.size_bytes("size"), p.size_bytes("block-size")) + static_cast<std::uint64_t>(shards) * p.size_bytes("block-size") + (64u << 20);
-  if (auto why = check_free_space(t.target->path, needed); !why.empty()) return Outcome::failed("cannot write the checkpoint: " + why);
+  if (auto why = check_free_space(t.target->path, needed); !why.empty()) return Outcome::bad_input("cannot write the checkpoint: " + why);
   std::string dir = t.target->path + "/nodeaudit-checkpoint-XXXXXX";
   if (!mkdtemp(dir.data())) return Outcome::failed(fmt::format("create a directory in {}: {}", t.target->path, std::strerror(errno)));
   GeneratedData guard(dir, {}, !ctx.settings().keep_data);  // removes the shards on every return

@@ -110,9 +110,9 @@ Outcome run_loader(DatasetRun& run, const std::vector<std::int64_t>& worker_coun
 Outcome measure_storage_dataset(ProbeContext& ctx) {
   const auto& p = ctx.params();
   TargetOrReason t = resolve_target(p.text("path"), ctx.settings().data_dir, true);
-  if (!t.target) return t.skip ? Outcome::skipped(t.reason) : Outcome::failed(t.reason);
+  if (!t.target) return t.skip ? Outcome::skipped(t.reason) : Outcome::bad_input(t.reason);
   const DirectChoice direct = choose_direct(ctx, *t.target);
-  if (!direct.error.empty()) return Outcome::failed(direct.error);
+  if (!direct.error.empty()) return Outcome::bad_input(direct.error);
   const auto sample_bytes = static_cast<std::uint32_t>(p.size_bytes("sample-size"));
   const auto samples = static_cast<std::uint64_t>(p.integer("samples"));
   const DatasetSpec spec{fmt::format("dataset-{}x{}", sample_bytes, samples), samples, sample_bytes, 0xda7a5e7};

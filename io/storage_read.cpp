@@ -152,15 +152,15 @@ Outcome verify_generated(ProbeContext& ctx, const ReadSetup& setup, ReadWorkers&
 Outcome measure_storage_read(ProbeContext& ctx) {
   const auto& p = ctx.params();
   TargetOrReason t = resolve_target(p.text("path"), ctx.settings().data_dir, false);
-  if (!t.target) return t.skip ? Outcome::skipped(t.reason) : Outcome::failed(t.reason);
+  if (!t.target) return t.skip ? Outcome::skipped(t.reason) : Outcome::bad_input(t.reason);
   const DirectChoice direct = choose_direct(ctx, *t.target);
-  if (!direct.error.empty()) return Outcome::failed(direct.error);
-  if (auto why = check_iopoll(p, direct); !why.empty()) return Outcome::failed(why);
-  if (auto why = check_block_alignment(p, *t.target, direct); !why.empty()) return Outcome::failed(why);
+  if (!direct.error.empty()) return Outcome::bad_input(direct.error);
+  if (auto why = check_iopoll(p, direct); !why.empty()) return Outcome::bad_input(why);
+  if (auto why = check_block_alignment(p, *t.target, direct); !why.empty()) return Outcome::bad_input(why);
   ReadSetup setup;
   if (Outcome o = prepare_file(ctx, *t.target, setup); o.status != Status::ok) return o;
   if (setup.region_bytes < p.size_bytes("block-size"))
-    return Outcome::failed(fmt::format("{}: {} bytes is smaller than --block-size {}", setup.file, setup.region_bytes, p.size_bytes("block-size")));
+    return Outcome::bad_input(fmt::format("{}: {} bytes is smaller than --block-size {}", setup.file, setup.region_bytes, p.size_bytes("block-size")));
   ReadWorkers w;
   if (Outcome o = open_workers(ctx, setup, direct, w); o.status != Status::ok) return o;
   RepeatPolicy policy = ctx.policy();

@@ -57,6 +57,7 @@ int execute(const ProbeSpec& spec, ProbeInvocation& inv) {
     write_file_atomic(inv.child_out, entry.dump(), false);
     return exit_ok;
   }
+  if (entry.value("input_error", false)) throw UsageError(spec.id, entry.value("reason", "bad input"));
   entry["telemetry"] = nlohmann::json::object();
   nlohmann::json doc = new_result_document(to_string(settings.level), "", {"nodeaudit", "probe", spec.id},
                                            collect_env(settings.data_dir, *nvml));

@@ -57,6 +57,8 @@ ProgressFn progress_printer(bool tty, const std::string& id, std::size_t index, 
 
 int finish_code(const nlohmann::json& doc, bool interrupted, int assessment_code) {
   if (interrupted) return exit_interrupted;
+  for (const auto& p : doc["probes"])
+    if (p.value("input_error", false)) return exit_usage;
   for (const auto& p : doc["probes"]) {
     const std::string status = p.value("status", "");
     if (status == "failed" || status == "crashed" || status == "timeout") return exit_fail;
