@@ -1,5 +1,6 @@
-// The storage probes through the CLI: bad input exits 2 via the harness, probe-level bad places
-// fail with a one-line reason, no path is a skip, a run leaves nothing behind, Ctrl-C cleans up.
+// The storage probes through the CLI: bad input exits 2 via the harness; probe-level bad places
+// exit 2 with a one-line reason too, no path is a skip, a run leaves nothing behind, Ctrl-C cleans up.
+#include <algorithm>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -57,17 +58,20 @@ TEST(StorageCli, NoPathAndNoDataDirIsASkip) {
   EXPECT_EQ(e["reason"], "needs --path or --data-dir (a directory on the storage under test)");
 }
 
-TEST(StorageCli, ProbeLevelBadPlacesFailWithOneLineReason) {
+TEST(StorageCli, ProbeLevelBadPlacesExitTwoWithOneLineReason) {
   TempDir dir;
   const CliResult missing = run_cli("probe storage.read --format json --path " + dir.path + "/missing");
-  EXPECT_EQ(probe_entry(missing)["reason"], "--path " + dir.path + "/missing: No such file or directory");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(missing.out, "nodeaudit: storage.read: --path " + dir.path + "/missing: No such file or directory\n");
   if (std::filesystem::is_block_file("/dev/vda")) {
     const CliResult blk = run_cli("probe storage.checkpoint --format json --path /dev/vda");
-    EXPECT_EQ(probe_entry(blk)["status"], "failed");
-    EXPECT_NE(probe_entry(blk)["reason"].get<std::string>().find("never writes to a block device"), std::string::npos);
+    EXPECT_EQ(blk.exit_code, 2);
+    EXPECT_NE(blk.out.find("never writes to a block device"), std::string::npos) << blk.out;
   }
   const CliResult full = run_cli("probe storage.checkpoint --format json --size 16TiB --data-dir " + dir.path);
-  EXPECT_NE(probe_entry(full)["reason"].get<std::string>().find("not enough free space"), std::string::npos) << full.out;
+  EXPECT_EQ(full.exit_code, 2);
+  EXPECT_NE(full.out.find("not enough free space"), std::string::npos) << full.out;
+  EXPECT_EQ(std::count(full.out.begin(), full.out.end(), '\n'), 1) << full.out;
   EXPECT_EQ(dir.entries(), 0u);
 }
 
