@@ -92,7 +92,7 @@ Outcome measure_decode(ProbeContext& ctx) {
   const CorpusSpec spec = corpus_spec(ctx.params());
   const int cpus = static_cast<int>(allowed_cpus().size());
   const WorkerPlan plan = plan_worker_counts(ctx.params().int_list("workers"), cpus);
-  if (!plan.error.empty()) return Outcome::failed(plan.error);
+  if (!plan.error.empty()) return Outcome::bad_input(plan.error);
   for (const std::string& note : plan.notes) ctx.add_finding(Severity::info, "host_decode.workers_capped", note);
   ctx.info()["cpus"] = cpus;
   ctx.info()["workers_measured"] = plan.counts;

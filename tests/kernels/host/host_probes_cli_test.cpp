@@ -19,9 +19,10 @@ struct ProcessResult {
   std::string out;
 };
 
-ProcessResult run(const std::string& args) {
+// Runs the CLI; stderr is dropped unless `with_stderr` (JSON on stdout must stay parseable).
+ProcessResult run(const std::string& args, bool with_stderr = false) {
   ProcessResult r;
-  const std::string command = std::string(NODEAUDIT_BINARY) + " " + args + " 2>/dev/null";
+  const std::string command = std::string(NODEAUDIT_BINARY) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return r;
   std::array<char, 4096> buffer{};
@@ -74,8 +75,8 @@ TEST(HostDecodeCli, SmallRunRecordsTheCatalogueMetrics) {
 }
 
 TEST(HostDecodeCli, ZeroMixedWithCountsIsRefused) {
-  const ProcessResult r = run("probe host.decode --images 2 --width 32 --height 32 --workers 0,2 --format json");
-  EXPECT_NE(r.exit_code, 0);
+  const ProcessResult r = run("probe host.decode --images 2 --width 32 --height 32 --workers 0,2", true);
+  EXPECT_EQ(r.exit_code, 2) << "bad input exits 2";
   EXPECT_NE(r.out.find("--workers 0"), std::string::npos) << r.out;
 }
 
