@@ -1,6 +1,6 @@
 // Registers the NCCL probes: one spec per collective plug-in, plus comm.p2p. The specs (ids,
 // parameters, deadlines) exist in every build; the bodies only where NCCL was found, so a build
-// without CUDA lists them as `not built (no CUDA toolkit)`; without NCCL or the engine, says so.
+// without CUDA lists them as `not built (no CUDA toolkit)`; without NCCL, `not built (no NCCL ...)`.
 #include <fmt/format.h>
 
 #include "collective_math.hpp"

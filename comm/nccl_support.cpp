@@ -1,0 +1,149 @@
+// Checked CUDA/NCCL calls, GPU choice, buffers, and the per-GPU communicators; also adds the
+// NCCL version to env["software"] (no device needed).
+#include "nccl_support.hpp"
+
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "gpu_select.hpp"
+#include "registry.hpp"
+
+namespace nodeaudit::comm {
+
+void check_cuda(cudaError_t code, const std::string& call) {
+  if (code != cudaSuccess)
+    throw CommFailure(fmt::format("{} failed: {} ({} = {})", call, cudaGetErrorString(code), cudaGetErrorName(code),
+                                  static_cast<int>(code)));
+}
+
+void check_nccl(ncclResult_t code, const std::string& call) {
+  if (code != ncclSuccess && code != ncclInProgress)
+    throw CommFailure(fmt::format("{} failed: {} (ncclResult {})", call, ncclGetErrorString(code), static_cast<int>(code)));
+}
+
+GpuChoice choose_gpus(const ProbeContext& ctx) {
+  int count = 0;
+  const cudaError_t code = cudaGetDeviceCount(&count);
+  if (code != cudaSuccess)
+    return {{}, Outcome::skipped(fmt::format("no CUDA device (cudaGetDeviceCount: {})", cudaGetErrorString(code)))};
+  if (count == 0) return {{}, Outcome::skipped("no CUDA device (cudaGetDeviceCount: 0 devices)")};
+  gpu::GpuSelection selection = gpu::select_gpus(ctx.settings().gpus, count);
+  if (!selection.error.empty()) return {{}, Outcome::failed(selection.error)};
+  return {selection.devices, std::nullopt};
+}
+
+std::uint64_t free_device_bytes(int device) {
+  check_cuda(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
+  std::size_t free_bytes = 0, total_bytes = 0;
+  check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), fmt::format("cudaMemGetInfo(GPU {})", device));
+  return free_bytes;
+}
+
+DeviceBuffer::DeviceBuffer(int device, std::uint64_t bytes) : device_(device) {
+  check_cuda(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
+  check_cuda(cudaMalloc(&data_, bytes), fmt::format("cudaMalloc({} bytes on GPU {})", bytes, device));
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (!data_) return;
+  cudaSetDevice(device_);
+  cudaFree(data_);
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept : data_(other.data_), device_(other.device_) {
+  other.data_ = nullptr;
+}
+
+void Communicators::init(const std::vector<int>& devices) {
+  devices_ = devices;
+  const int n = size();
+  streams_.assign(n, nullptr), starts_.assign(n, nullptr), stops_.assign(n, nullptr);
+  for (int r = 0; r < n; ++r) {
+    check_cuda(cudaSetDevice(devices_[r]), fmt::format("cudaSetDevice({})", devices_[r]));
+    check_cuda(cudaStreamCreateWithFlags(&streams_[r], cudaStreamNonBlocking), fmt::format("cudaStreamCreate(GPU {})", devices_[r]));
+    check_cuda(cudaEventCreate(&starts_[r]), fmt::format("cudaEventCreate(GPU {})", devices_[r]));
+    check_cuda(cudaEventCreate(&stops_[r]), fmt::format("cudaEventCreate(GPU {})", devices_[r]));
+  }
+  std::vector<ncclComm_t> comms(n, nullptr);
+  check_nccl(ncclCommInitAll(comms.data(), n, devices_.data()), fmt::format("ncclCommInitAll({} GPUs)", n));
+  std::lock_guard lock(mutex_);
+  if (aborted_) {  // the watchdog fired during initialisation
+    for (ncclComm_t c : comms) ncclCommAbort(c);
+    throw CommFailure("ncclCommInitAll finished after the watchdog fired");
+  }
+  comms_ = std::move(comms);
+}
+
+void Communicators::abort_all() {
+  std::lock_guard lock(mutex_);
+  if (aborted_) return;
+  aborted_ = true;
+  for (ncclComm_t c : comms_) ncclCommAbort(c);
+  comms_.clear();
+}
+
+Communicators::~Communicators() {
+  {
+    std::lock_guard lock(mutex_);
+    if (!aborted_)
+      for (ncclComm_t c : comms_) ncclCommDestroy(c);
+  }
+  for (int r = 0; r < size(); ++r) {
+    cudaSetDevice(devices_[r]);
+    if (starts_[r]) cudaEventDestroy(starts_[r]);
+    if (stops_[r]) cudaEventDestroy(stops_[r]);
+    if (streams_[r]) cudaStreamDestroy(streams_[r]);
+  }
+}
+
+void Communicators::record_start() {
+  for (int r = 0; r < size(); ++r)
+    check_cuda(cudaEventRecord(starts_[r], streams_[r]), fmt::format("cudaEventRecord(start, GPU {})", devices_[r]));
+}
+
+void Communicators::record_stop() {
+  for (int r = 0; r < size(); ++r)
+    check_cuda(cudaEventRecord(stops_[r], streams_[r]), fmt::format("cudaEventRecord(stop, GPU {})", devices_[r]));
+}
+
+void Communicators::wait(const std::function<bool()>& stop_waiting) {
+  for (int r = 0; r < size(); ++r) {
+    for (;;) {
+      const cudaError_t state = cudaStreamQuery(streams_[r]);
+      if (state == cudaSuccess) break;
+      if (state != cudaErrorNotReady) check_cuda(state, fmt::format("cudaStreamQuery(GPU {})", devices_[r]));
+      if (stop_waiting()) throw CommFailure(fmt::format("waiting for GPU {} was stopped", devices_[r]));
+      std::lock_guard lock(mutex_);
+      if (aborted_) throw CommFailure("the communicators were aborted");
+      ncclResult_t async = ncclSuccess;
+      check_nccl(ncclCommGetAsyncError(comms_[r], &async), fmt::format("ncclCommGetAsyncError(GPU {})", devices_[r]));
+      check_nccl(async, fmt::format("NCCL on GPU {} (asynchronous error)", devices_[r]));
+      std::this_thread::yield();
+    }
+  }
+}
+
+double Communicators::elapsed_max_s() {
+  double slowest_ms = 0;
+  for (int r = 0; r < size(); ++r) {
+    float ms = 0;
+    check_cuda(cudaEventElapsedTime(&ms, starts_[r], stops_[r]), fmt::format("cudaEventElapsedTime(GPU {})", devices_[r]));
+    slowest_ms = std::max(slowest_ms, static_cast<double>(ms));
+  }
+  return slowest_ms / 1e3;
+}
+
+namespace {
+
+void add_nccl_version(nlohmann::json& env) {
+  int version = 0;  // major*10000 + minor*100 + patch since NCCL 2.9
+  if (ncclGetVersion(&version) == ncclSuccess)
+    env["software"]["nccl"] = fmt::format("{}.{}.{}", version / 10000, version / 100 % 100, version % 100);
+}
+
+const EnvContributorRegistrar nccl_env_registrar{add_nccl_version};
+
+}  // namespace
+}  // namespace nodeaudit::comm
