@@ -1,0 +1,60 @@
+#include "batch_queue.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace nodeaudit::pipeline {
+
+void SlotQueue::push(std::size_t slot) {
+  {
+    std::lock_guard lock(mutex_);
+    slots_.push_back(slot);
+  }
+  ready_.notify_one();
+}
+
+std::optional<std::size_t> SlotQueue::pop() {
+  std::unique_lock lock(mutex_);
+  ready_.wait(lock, [&] { return closed_ || !slots_.empty(); });
+  if (closed_) return std::nullopt;
+  const std::size_t slot = slots_.front();
+  slots_.pop_front();
+  return slot;
+}
+
+std::optional<std::size_t> SlotQueue::pop(const std::function<bool()>& give_up) {
+  std::unique_lock lock(mutex_);
+  while (!closed_ && slots_.empty()) {
+    if (give_up()) return std::nullopt;
+    ready_.wait_for(lock, std::chrono::milliseconds(50));
+  }
+  if (closed_) return std::nullopt;
+  const std::size_t slot = slots_.front();
+  slots_.pop_front();
+  return slot;
+}
+
+void SlotQueue::close() {
+  {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+  }
+  ready_.notify_all();
+}
+
+void AlignedFree::operator()(std::byte* p) const { std::free(p); }
+
+BatchQueue::BatchQueue(std::size_t depth, std::size_t batch_bytes) {
+  const std::size_t rounded = (batch_bytes + 4095) / 4096 * 4096;
+  for (std::size_t i = 0; i < depth; ++i) {
+    auto* p = static_cast<std::byte*>(std::aligned_alloc(4096, rounded));
+    if (!p) throw std::bad_alloc();
+    std::memset(p, 0, rounded);  // touch the pages now, not inside the timed loop
+    buffers_.emplace_back(p);
+    free_.push(i);
+  }
+}
+
+}  // namespace nodeaudit::pipeline

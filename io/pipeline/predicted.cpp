@@ -1,0 +1,50 @@
+#include "predicted.hpp"
+
+#include "harness/score/score.hpp"
+
+namespace nodeaudit::pipeline {
+
+using nlohmann::json;
+
+namespace {
+
+json single_metric(const std::string& name, const std::string& unit, double value, json labels) {
+  return {{"name", name}, {"unit", unit}, {"labels", std::move(labels)}, {"median", value}, {"samples", {value}}};
+}
+
+json storage_probe(const score::Profile& profile, const NodeFigures& figures) {
+  if (profile.data.access == score::AccessPattern::sequential_shards) {
+    const double gbps = figures.loader_samples_per_s * figures.sample_bytes / 1e9;
+    return {{"id", "storage.read"}, {"status", "ok"},
+            {"metrics", {single_metric("bandwidth", "GB/s", gbps, {{"pattern", "seq"}, {"cache", figures.cache}})}}};
+  }
+  return {{"id", "storage.dataset"}, {"status", "ok"},
+          {"metrics", {single_metric("samples_per_s", "samples/s", figures.loader_samples_per_s, {{"cache", figures.cache}})}}};
+}
+
+}  // namespace
+
+json figures_as_result(const score::Profile& profile, const NodeFigures& figures) {
+  json gemm{{"id", "gpu.gemm"}, {"status", "ok"},
+            {"metrics", {single_metric("tflops", "TFLOP/s", figures.gemm_tflops, {{"dtype", profile.model.dtype}, {"gpu", "0"}})}}};
+  json env{{"gpus", json::array({json{{"index", 0}}})}};
+  return {{"env", env}, {"probes", {gemm, storage_probe(profile, figures)}}};
+}
+
+Prediction predict_utilization(const score::Profile& profile, const NodeFigures& figures) {
+  Prediction out;
+  if (figures.gemm_tflops <= 0 || figures.loader_samples_per_s <= 0) {
+    out.why_not = "no compute rate or loader rate to score";
+    return out;
+  }
+  const json assessment = score::assess(profile, figures_as_result(profile, figures), score::CostOptions{});
+  const json& step = assessment.at("step");
+  if (step.contains("not_judged")) {
+    out.why_not = "the scorer did not predict the step: " + step["not_judged"].get<std::string>();
+    return out;
+  }
+  out.utilization_pct = step.at("gpu_utilization").get<double>() * 100;
+  return out;
+}
+
+}  // namespace nodeaudit::pipeline
