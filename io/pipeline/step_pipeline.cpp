@@ -121,6 +121,15 @@ std::string write_checkpoint(const std::string& path, double bytes) {
   return error;
 }
 
+// Sleeps to `deadline`, spinning through the last 100 us: a sleep overshoots by the timer slack
+// (~50-100 us), which would count as compute time and hide a starved loader at short steps.
+void busy_until(Clock::time_point deadline) {
+  const auto spin = std::chrono::microseconds(100);
+  if (deadline - Clock::now() > spin) std::this_thread::sleep_until(deadline - spin);
+  while (Clock::now() < deadline) {
+  }
+}
+
 void run_compute_stage(const PipelineConfig& config, LoaderShared& shared, Clock::time_point start,
                        const std::function<bool()>& should_stop, PipelineResult& result) {
   const auto compute = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config.compute_s));
@@ -137,7 +146,7 @@ void run_compute_stage(const PipelineConfig& config, LoaderShared& shared, Clock
       result.interrupted = !shared.failed;
       return;
     }
-    std::this_thread::sleep_until(compute_start + compute);
+    busy_until(compute_start + compute);
     const auto compute_end = Clock::now();
     shared.queue.free_slots().push(*slot);
     if (config.checkpoint.every_steps > 0 && (step + 1) % config.checkpoint.every_steps == 0) {
