@@ -6,14 +6,31 @@
 #include <fmt/format.h>
 
 #include "../errors.hpp"
+#include "../procfs.hpp"
+#include "../report/prometheus.hpp"
 
 namespace nodeaudit::cli {
 
 void add_run_extras(CLI::App& run, RunExtras& extras) {
   run.add_option("--price-per-hour", extras.price_per_hour, "Node price per hour, for the cost of one training run");
+  run.add_option("--prometheus", extras.prometheus,
+                 "Also write every metric as a node_exporter textfile (replaces only a file nodeaudit wrote)");
 }
 
+namespace {
+// Checked before measuring, so a bad path costs no probe time.
+void check_prometheus_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(parent, ec)) throw UsageError("--prometheus " + path, "directory " + parent.string() + " does not exist");
+  if (fs::exists(path, ec) && procfs::read_first_line(path).value_or("") != report::prometheus_header)
+    throw UsageError("--prometheus " + path, "exists and was not written by nodeaudit; it is never overwritten");
+}
+}  // namespace
+
 std::string prepare_run_extras(const std::string& profile_name_or_path, RunExtras& extras) {
+  if (!extras.prometheus.empty()) check_prometheus_path(extras.prometheus);
   if (!extras.price_per_hour.empty()) {
     double price = -1;
     try {
@@ -56,6 +73,8 @@ std::string render_run_assessment(const nlohmann::json& doc) {
   return "\n" + score::render_assessment(doc["assessment"]) + "\n";
 }
 
-void write_run_side_outputs(const nlohmann::json&, const RunExtras&) {}
+void write_run_side_outputs(const nlohmann::json& doc, const RunExtras& extras) {
+  if (!extras.prometheus.empty()) report::write_prometheus_textfile(doc, extras.prometheus);
+}
 
 }  // namespace nodeaudit::cli

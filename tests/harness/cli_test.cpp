@@ -128,3 +128,21 @@ TEST_F(Cli, InterruptKeepsPartialResultsAndExits130) {
   EXPECT_EQ((*find_probe(doc, "test.ok"))["reason"], "not started: the run was interrupted");
   EXPECT_EQ(files_in(dir_).size(), 1u) << "no temp file may be left behind";
 }
+
+TEST_F(Cli, PrometheusTextfileCarriesEveryMetric) {
+  const std::string prom = dir_ + "/nodeaudit.prom";
+  const auto r = run_process({NODEAUDIT_BINARY, "run", "--only", "host.memory-bandwidth", "--repetitions", "2",
+                              "--out", dir_ + "/r.json", "--prometheus", prom});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(prom);
+  const std::string text{std::istreambuf_iterator<char>(in), {}};
+  EXPECT_NE(text.find("# TYPE nodeaudit_host_memory_bandwidth_bandwidth gauge"), std::string::npos) << text;
+  EXPECT_NE(text.find("nodeaudit_host_memory_bandwidth_bandwidth{kernel=\"triad\"} "), std::string::npos) << text;
+  // A second run replaces our own textfile; a file that is not ours is refused before measuring.
+  const std::string theirs = dir_ + "/theirs.prom";
+  std::ofstream(theirs) << "node_foo 1\n";
+  expect_one_line_usage_error(run_process({NODEAUDIT_BINARY, "run", "--out", dir_ + "/r2.json", "--prometheus", theirs}),
+                              "never overwritten");
+  std::ifstream again(theirs);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(again), {}), "node_foo 1\n");
+}
