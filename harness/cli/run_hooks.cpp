@@ -53,11 +53,13 @@ std::string prepare_run_extras(const std::string& profile_name_or_path, RunExtra
 std::map<std::string, std::string> probe_params_for(const ProbeSpec& spec, const RunExtras& extras) {
   std::map<std::string, std::string> texts;
   if (!extras.profile) return texts;
-  // A profile's sample size shapes the probes that emulate its data loader, when they take it.
+  // A profile's sample size shapes the probes that emulate its data loader, when they take it; the
+  // JPEG size only matters for a workload that decodes JPEGs on the CPU.
   const double sample_bytes = extras.profile->data.sample_bytes;
+  const bool decodes_jpeg = extras.profile->data.decode == score::DecodeKind::jpeg;
   for (const ParamSpec& p : spec.params) {
-    if (sample_bytes >= 1 && (p.name == "sample-size" || p.name == "image-size"))
-      texts[p.name] = fmt::format("{}", static_cast<long long>(std::llround(sample_bytes)));
+    const bool applies = p.name == "sample-size" || (p.name == "image-size" && decodes_jpeg);
+    if (sample_bytes >= 1 && applies) texts[p.name] = fmt::format("{}", static_cast<long long>(std::llround(sample_bytes)));
   }
   return texts;
 }
