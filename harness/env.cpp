@@ -101,6 +101,9 @@ nlohmann::json collect_gpus(const Nvml& nvml, nlohmann::json& env) {
     put("persistence_mode", d.persistence_mode);
     put("ecc_enabled", d.ecc_enabled);
     put("mig_enabled", d.mig_enabled);
+    put("sm_clock_max_mhz", d.sm_clock_max_mhz);
+    put("power_limit_w", d.power_limit_w);
+    put("power_limit_default_w", d.power_limit_default_w);
     gpus.push_back(g);
   }
   if (auto v = nvml.driver_version()) env["software"]["driver"] = *v;

@@ -26,6 +26,8 @@ constexpr int temperature_gpu = 0;
 constexpr int clock_sm = 1, clock_mem = 2;
 constexpr int ecc_uncorrected = 1, ecc_volatile = 0;
 constexpr int pcie_tx = 0, pcie_rx = 1;
+constexpr nvmlReturn_t nvml_insufficient_size = 7;  // a page-count query with a zero-sized buffer
+constexpr int retirement_multiple_single_bit = 0, retirement_double_bit = 1;
 
 template <typename Fn>
 Fn load(void* lib, const char* name) {
@@ -63,6 +65,12 @@ struct Nvml::Api {
   nvmlReturn_t (*throttle)(nvmlDevice_t, unsigned long long*) = nullptr;
   nvmlReturn_t (*ecc_count)(nvmlDevice_t, int, int, unsigned long long*) = nullptr;
   nvmlReturn_t (*pcie_throughput)(nvmlDevice_t, int, unsigned*) = nullptr;
+  nvmlReturn_t (*max_clock)(nvmlDevice_t, int, unsigned*) = nullptr;
+  nvmlReturn_t (*power_limit)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*power_limit_default)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*retired_pages)(nvmlDevice_t, int, unsigned*, unsigned long long*) = nullptr;
+  nvmlReturn_t (*retired_pending)(nvmlDevice_t, int*) = nullptr;
+  nvmlReturn_t (*remapping)(nvmlDevice_t, unsigned*, unsigned*, unsigned*, unsigned*) = nullptr;
 
   nvmlDevice_t device(int index) const {
     nvmlDevice_t d = nullptr;
@@ -112,6 +120,12 @@ Nvml::Nvml() {
   if (!api->throttle) api->throttle = load<decltype(api->throttle)>(lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
   api->ecc_count = load<decltype(api->ecc_count)>(lib, "nvmlDeviceGetTotalEccErrors");
   api->pcie_throughput = load<decltype(api->pcie_throughput)>(lib, "nvmlDeviceGetPcieThroughput");
+  api->max_clock = load<decltype(api->max_clock)>(lib, "nvmlDeviceGetMaxClockInfo");
+  api->power_limit = load<decltype(api->power_limit)>(lib, "nvmlDeviceGetEnforcedPowerLimit");
+  api->power_limit_default = load<decltype(api->power_limit_default)>(lib, "nvmlDeviceGetPowerManagementDefaultLimit");
+  api->retired_pages = load<decltype(api->retired_pages)>(lib, "nvmlDeviceGetRetiredPages");
+  api->retired_pending = load<decltype(api->retired_pending)>(lib, "nvmlDeviceGetRetiredPagesPendingStatus");
+  api->remapping = load<decltype(api->remapping)>(lib, "nvmlDeviceGetRemappingInfo");
   const nvmlReturn_t rc = api->init();
   if (rc != nvml_success) {
     why_ = fmt::format("nvmlInit_v2 failed: {} (code {})", api->error_string(rc), rc);
@@ -185,7 +199,38 @@ NvmlDeviceInfo Nvml::device_info(int index) const {
   if (api_->ecc_mode && api_->ecc_mode(d, &mode, &pending) == nvml_success) info.ecc_enabled = mode != 0;
   unsigned mig = 0, mig_pending = 0;
   if (api_->mig_mode && api_->mig_mode(d, &mig, &mig_pending) == nvml_success) info.mig_enabled = mig != 0;
+  unsigned v = 0;
+  if (api_->max_clock && api_->max_clock(d, clock_sm, &v) == nvml_success) info.sm_clock_max_mhz = v;
+  if (auto mw = read_unsigned(api_->power_limit, d)) info.power_limit_w = *mw / 1000.0;
+  if (auto mw = read_unsigned(api_->power_limit_default, d)) info.power_limit_default_w = *mw / 1000.0;
   return info;
+}
+
+NvmlMemoryRepair Nvml::memory_repair(int index) const {
+  NvmlMemoryRepair repair;
+  nvmlDevice_t d = api_ ? api_->device(index) : nullptr;
+  if (d == nullptr) return repair;
+  if (api_->retired_pages) {
+    // A zero-sized buffer asks only for the count: NVML answers success (no pages) or
+    // insufficient-size with the count filled in. Anything else (not supported) leaves it absent.
+    unsigned total = 0;
+    bool known = true;
+    for (int cause : {retirement_multiple_single_bit, retirement_double_bit}) {
+      unsigned count = 0;
+      const nvmlReturn_t rc = api_->retired_pages(d, cause, &count, nullptr);
+      if (rc != nvml_success && rc != nvml_insufficient_size) known = false;
+      total += count;
+    }
+    if (known) repair.retired_pages = total;
+  }
+  int pending = 0;
+  if (api_->retired_pending && api_->retired_pending(d, &pending) == nvml_success) repair.retired_pages_pending = pending != 0;
+  unsigned correctable = 0, uncorrectable = 0, remap_pending = 0, failed = 0;
+  if (api_->remapping && api_->remapping(d, &correctable, &uncorrectable, &remap_pending, &failed) == nvml_success) {
+    repair.remapped_rows_correctable = correctable, repair.remapped_rows_uncorrectable = uncorrectable;
+    repair.row_remap_pending = remap_pending != 0, repair.row_remap_failed = failed != 0;
+  }
+  return repair;
 }
 
 NvmlReading Nvml::read(int index) const {

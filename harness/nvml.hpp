@@ -17,6 +17,18 @@ struct NvmlDeviceInfo {
   std::optional<int> numa_node;
   std::optional<unsigned> pcie_gen_current, pcie_gen_max, pcie_width_current, pcie_width_max;
   std::optional<bool> persistence_mode, ecc_enabled, mig_enabled;
+  std::optional<double> sm_clock_max_mhz;  // nvmlDeviceGetMaxClockInfo(SM)
+  std::optional<double> power_limit_w;          // the enforced power limit, watts
+  std::optional<double> power_limit_default_w;  // the board's default power limit, watts
+};
+
+// Memory repair state. Pre-Ampere GPUs retire pages (retired_pages, retired_pages_pending);
+// Ampere and later remap rows (remapped_rows_*, row_remap_*). A GPU answers one family only.
+struct NvmlMemoryRepair {
+  std::optional<unsigned> retired_pages;  // both causes: multiple single-bit and double-bit ECC
+  std::optional<bool> retired_pages_pending;
+  std::optional<unsigned> remapped_rows_correctable, remapped_rows_uncorrectable;
+  std::optional<bool> row_remap_pending, row_remap_failed;
 };
 
 struct NvmlReading {
@@ -45,6 +57,7 @@ class Nvml {
   std::optional<std::string> cuda_driver_version() const;  // "13.0"
   NvmlDeviceInfo device_info(int index) const;
   NvmlReading read(int index) const;
+  NvmlMemoryRepair memory_repair(int index) const;
 
  private:
   struct Api;

@@ -32,7 +32,9 @@ std::string bound_text(const ParamSpec& spec, double v) {
 void check_bounds(const ParamSpec& spec, const std::string& text, double v) {
   const bool below = spec.min && v < *spec.min;
   const bool above = spec.max && v > *spec.max;
-  if ((below || above) || (spec.power_of_two && !is_power_of_two(v))) reject(spec, text, "must be " + describe_accepted(spec));
+  const bool not_multiple = spec.multiple_of && std::fmod(v, static_cast<double>(*spec.multiple_of)) != 0;
+  if (below || above || not_multiple || (spec.power_of_two && !is_power_of_two(v)))
+    reject(spec, text, "must be " + describe_accepted(spec));
 }
 
 std::int64_t parse_integer(const ParamSpec& spec, const std::string& text) {
@@ -76,6 +78,7 @@ std::string describe_accepted(const ParamSpec& spec) {
   else if (spec.min) range = fmt::format(" of at least {}", bound_text(spec, *spec.min));
   else if (spec.max) range = fmt::format(" of at most {}", bound_text(spec, *spec.max));
   const std::string pow2 = spec.power_of_two ? "a power of two" : "";
+  if (spec.multiple_of) range += fmt::format(" and a multiple of {}", *spec.multiple_of);
   switch (spec.type) {
     case ParamType::integer: return (pow2.empty() ? "an integer" : pow2) + range;
     case ParamType::real: return "a number" + range;

@@ -37,6 +37,7 @@ struct ParamSpec {
   std::optional<double> min, max;
   std::vector<std::string> choices;  // for ParamType::choice
   bool power_of_two = false;         // integer/size values must be powers of two
+  std::optional<std::int64_t> multiple_of;  // integer/size values must be multiples of this
 
   const std::string& default_for(Level level) const { return default_by_level[static_cast<int>(level)]; }
 };

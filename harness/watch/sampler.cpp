@@ -37,6 +37,7 @@ void WatchSampler::describe(WatchSeries& series) const {
     g.name = info.name;
     if (info.memory_total_bytes) g.memory_total_bytes = static_cast<double>(*info.memory_total_bytes);
     g.pcie_link_bytes_per_s = pcie_link_bytes_per_s(info.pcie_gen_current, info.pcie_width_current);
+    g.power_limit_w = info.power_limit_w;
     series.gpus.push_back(g);
   }
 }

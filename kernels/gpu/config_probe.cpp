@@ -34,6 +34,9 @@ Outcome run_config(ProbeContext& ctx) {
         reading.pcie_gen_current = info.pcie_gen_current, reading.pcie_gen_max = info.pcie_gen_max;
         reading.pcie_width_current = info.pcie_width_current, reading.pcie_width_max = info.pcie_width_max;
         reading.sm_clock_mhz = now.sm_clock_mhz, reading.throttle_reasons = now.throttle_reasons;
+        if (info.sm_clock_max_mhz) reading.sm_clock_max_mhz = info.sm_clock_max_mhz;
+        reading.power_limit_w = info.power_limit_w, reading.power_limit_default_w = info.power_limit_default_w;
+        reading.repair = nvml.memory_repair(*index);
       }
       for (auto& f : check_gpu_config(reading)) findings.push_back(std::move(f));
     }

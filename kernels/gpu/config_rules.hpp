@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "metric.hpp"
+#include "nvml.hpp"
 
 namespace nodeaudit::gpu {
 
@@ -18,8 +19,8 @@ struct GpuConfigReading {
   std::optional<double> sm_clock_mhz;                   // current SM clock
   std::optional<double> sm_clock_max_mhz;               // the device's maximum SM clock
   std::optional<unsigned long long> throttle_reasons;   // NVML clocks-event mask
-  std::optional<unsigned> retired_pages_pending;        // pages waiting for retirement (pre-Ampere)
-  std::optional<bool> row_remap_pending;                // row remapping waiting for a reset (Ampere+)
+  std::optional<double> power_limit_w, power_limit_default_w;
+  NvmlMemoryRepair repair;                              // page retirement (pre-Ampere) / row remap (Ampere+)
 };
 
 struct SoftwareReading {

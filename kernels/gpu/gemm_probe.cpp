@@ -141,12 +141,11 @@ bool measure_dtype(ProbeContext& ctx, Dtype dtype, const std::vector<int>& all_d
 }  // namespace
 
 Outcome run_gemm(ProbeContext& ctx) {
+  // Bad input is named before the device check, so it is reported the same with or without a GPU.
+  const DtypeList dtypes = parse_dtype_list(ctx.params().text("dtypes"));
+  if (!dtypes.error.empty()) return Outcome::bad_input(dtypes.error);
   const DeviceChoice choice = choose_devices(ctx);
   if (choice.stop) return *choice.stop;
-  const DtypeList dtypes = parse_dtype_list(ctx.params().text("dtypes"));
-  if (!dtypes.error.empty()) return Outcome::failed(dtypes.error);
-  if (ctx.params().integer("size") % 256 != 0)
-    return Outcome::failed(fmt::format("--size {}: must be a multiple of 256", ctx.params().integer("size")));
   return guarded([&] {
     for (Dtype dtype : dtypes.dtypes)
       if (!measure_dtype(ctx, dtype, choice.devices)) return Outcome::interrupted();

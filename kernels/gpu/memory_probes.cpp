@@ -48,7 +48,7 @@ Outcome bandwidth_on(ProbeContext& ctx, const std::vector<int>& devices, std::ui
   const std::uint64_t floats = bytes / 16 * 4;
   for (int d : devices) {
     if (3 * bytes > device_free_bytes(d))
-      return Outcome::failed(fmt::format("--buffer-size {}: 3 arrays do not fit in the {} free on GPU {}", format_bytes(bytes),
+      return Outcome::bad_input(fmt::format("--buffer-size {}: 3 arrays do not fit in the {} free on GPU {}", format_bytes(bytes),
                                          format_bytes(static_cast<double>(device_free_bytes(d))), d));
     if (bytes < 4 * device_properties(d).l2_bytes)
       ctx.add_finding(Severity::warn, "gpu_bw.small_buffer", fmt::format("GPU {}: buffers under 4x L2: the cache is partly measured", d));

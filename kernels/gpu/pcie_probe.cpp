@@ -5,32 +5,33 @@
 // (mode=single) and for all selected GPUs at once (mode=concurrent: GPUs behind one PCIe switch
 // share its uplink and show it only then). The link's generation and width from NVML and the
 // link's encoded bandwidth go into info so the figure can be judged against the link.
-// Pitfalls: pageable copies are staged through a driver buffer and are CPU-bound; the host buffer
-// should sit on the GPU's NUMA node (the node is recorded; buffers are not bound to it here).
-#include <cstdlib>
+// Pitfalls: pageable copies are staged through a driver buffer and are CPU-bound; a host buffer on
+// the far socket also crosses the inter-socket link, so both host buffers are placed on the GPU's
+// NUMA node (NVML, else sysfs) and the node they really landed on is recorded per GPU in info.
 #include <cstring>
 
 #include <fmt/format.h>
 
 #include "config_rules.hpp"
 #include "cuda_common.hpp"
+#include "numa_memory.hpp"
 #include "nvml.hpp"
 #include "probe_bodies.hpp"
 
 namespace nodeaudit::gpu {
 namespace {
 
+// NUMA-placed host memory; the pinned one is page-locked with cudaHostRegister.
 struct HostBuffer {
-  void* data = nullptr;
-  bool pinned = false;
+  NodeMemory memory;
+  bool registered = false;
+  void* data() const { return memory.data(); }
   ~HostBuffer() {
-    if (pinned) cudaFreeHost(data);
-    else std::free(data);
+    if (registered) cudaHostUnregister(memory.data());
   }
 };
-
 struct Endpoint {
-  int device;
+  int device = 0;
   DeviceBuffer device_buffer;
   HostBuffer pinned, pageable;
   std::unique_ptr<TimedStream> stream;
@@ -42,7 +43,7 @@ Outcome copy_measurement(ProbeContext& ctx, std::vector<Endpoint*> ends, bool to
   const Measurement all = ctx.repeat(ctx.policy(), [&] {
     for (Endpoint* e : ends) {
       check_cuda(cudaSetDevice(e->device), "cudaSetDevice");
-      void* host = pinned ? e->pinned.data : e->pageable.data;
+      void* host = pinned ? e->pinned.data() : e->pageable.data();
       e->stream->start();
       check_cuda(to_device ? cudaMemcpyAsync(e->device_buffer.get(), host, bytes, cudaMemcpyHostToDevice, e->stream->stream())
                            : cudaMemcpyAsync(host, e->device_buffer.get(), bytes, cudaMemcpyDeviceToHost, e->stream->stream()),
@@ -69,8 +70,13 @@ Outcome copy_measurement(ProbeContext& ctx, std::vector<Endpoint*> ends, bool to
   return all.cancelled ? Outcome::interrupted() : Outcome::ok();
 }
 
-void record_links(ProbeContext& ctx, const std::vector<int>& devices) {
-  const Nvml nvml;
+std::optional<int> gpu_numa_node(const Nvml& nvml, int device) {
+  if (const auto index = nvml_index_for(nvml, device))
+    if (const auto node = nvml.device_info(*index).numa_node) return node;
+  return pci_device_numa_node("/sys/bus/pci/devices", device_properties(device).pci_bus_id);
+}
+
+void record_links(ProbeContext& ctx, const Nvml& nvml, const std::vector<int>& devices) {
   for (int d : devices) {
     const auto index = nvml_index_for(nvml, d);
     if (!index) continue;
@@ -78,10 +84,26 @@ void record_links(ProbeContext& ctx, const std::vector<int>& devices) {
     auto& link = ctx.info()["links"][std::to_string(d)];
     if (info.pcie_gen_max) link["gen_max"] = *info.pcie_gen_max;
     if (info.pcie_width_max) link["width_max"] = *info.pcie_width_max;
-    if (info.numa_node) link["numa_node"] = *info.numa_node;
     if (info.pcie_gen_max && info.pcie_width_max)
       if (auto gbps = pcie_link_gbps(*info.pcie_gen_max, *info.pcie_width_max)) link["encoded_gbps_per_direction"] = *gbps;
   }
+}
+
+// Host buffers on the GPU's node; info.host_memory.<gpu> says which node was asked for and which
+// the pages landed on (null = unknown), so a figure never claims a placement it did not get.
+std::string place_host_buffers(ProbeContext& ctx, Endpoint& e, std::optional<int> node, std::uint64_t bytes) {
+  std::string error;
+  e.pinned.memory = NodeMemory::allocate(bytes, node, error);
+  if (error.empty()) e.pageable.memory = NodeMemory::allocate(bytes, node, error);
+  if (!error.empty()) return fmt::format("--transfer-size {}: host buffer: {}", bytes, error);
+  check_cuda(cudaHostRegister(e.pinned.data(), bytes, cudaHostRegisterPortable), fmt::format("cudaHostRegister({} bytes)", bytes));
+  e.pinned.registered = true;
+  std::memset(e.pinned.data(), 0xa5, bytes);
+  auto& placement = ctx.info()["host_memory"][std::to_string(e.device)];
+  placement["requested_numa_node"] = node ? nlohmann::json(*node) : nlohmann::json();
+  const auto placed = e.pinned.memory.placed_node();
+  placement["placed_numa_node"] = placed ? nlohmann::json(*placed) : nlohmann::json();
+  return {};
 }
 
 }  // namespace
@@ -91,19 +113,18 @@ Outcome run_pcie(ProbeContext& ctx) {
   if (choice.stop) return *choice.stop;
   const std::uint64_t bytes = ctx.params().size_bytes("transfer-size");
   return guarded([&] {
+    const Nvml nvml;
     std::vector<std::unique_ptr<Endpoint>> ends;
     for (int d : choice.devices) {
-      auto e = std::make_unique<Endpoint>(Endpoint{d, DeviceBuffer(d, bytes)});
-      check_cuda(cudaHostAlloc(&e->pinned.data, bytes, cudaHostAllocPortable), fmt::format("cudaHostAlloc({} bytes)", bytes));
-      e->pinned.pinned = true;
-      e->pageable.data = std::malloc(bytes);
-      if (!e->pageable.data) return Outcome::failed(fmt::format("--transfer-size {}: host malloc failed", bytes));
-      std::memset(e->pageable.data, 0x5a, bytes);
-      std::memset(e->pinned.data, 0xa5, bytes);
+      auto e = std::make_unique<Endpoint>();
+      e->device = d;
+      e->device_buffer = DeviceBuffer(d, bytes);
+      if (std::string error = place_host_buffers(ctx, *e, gpu_numa_node(nvml, d), bytes); !error.empty())
+        return Outcome::failed(error);
       e->stream = std::make_unique<TimedStream>(d);
       ends.push_back(std::move(e));
     }
-    record_links(ctx, choice.devices);
+    record_links(ctx, nvml, choice.devices);
     std::vector<Endpoint*> every;
     for (auto& e : ends) every.push_back(e.get());
     for (bool pinned : {true, false})

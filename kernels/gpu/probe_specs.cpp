@@ -46,8 +46,8 @@ ProbeSpec gemm_spec() {
       ParamSpec{.name = "dtypes", .type = ParamType::text, .default_by_level = same_at_all_levels("fp64,fp32,tf32,fp16,bf16,fp8"),
                 .help = "Comma-separated dtypes: fp64,fp32,tf32,fp16,bf16,fp8 (fp8 = e4m3, sm_89+)"},
       ParamSpec{.name = "size", .type = ParamType::integer, .default_by_level = {"8192", "8192", "16384"},
-                .help = "Base M=N=K of the shape search (multiple of 256); candidates are 0.5x, 1x, 1.5x and tall/wide 2x",
-                .min = 256, .max = 65536},
+                .help = "Base M=N=K of the shape search; candidates are 0.5x, 1x, 1.5x and tall/wide 2x",
+                .min = 256, .max = 65536, .multiple_of = 256},
   };
   spec.deadline_s = level_deadline(300, 900, 3600);
   return spec;
@@ -103,7 +103,7 @@ ProbeSpec stress_spec() {
       ParamSpec{.name = "dtype", .type = ParamType::choice, .default_by_level = same_at_all_levels("bf16"),
                 .help = "GEMM dtype", .choices = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8"}},
       ParamSpec{.name = "size", .type = ParamType::integer, .default_by_level = same_at_all_levels("8192"),
-                .help = "M=N=K of the sustained GEMM (multiple of 256)", .min = 256, .max = 65536},
+                .help = "M=N=K of the sustained GEMM", .min = 256, .max = 65536, .multiple_of = 256},
   };
   spec.deadline_s = [](const ParamValues& p, Level) { return p.duration_s("duration") * 1.2 + 2 * p.duration_s("interval") + 120; };
   return spec;

@@ -1,7 +1,9 @@
-// Drop, throttle share, spread and the slow-GPU rule.
+// Drop, throttle share, spread, the slow-GPU rule and memory health changes during the soak.
 #include "stress_math.hpp"
 
 #include <algorithm>
+
+#include <fmt/format.h>
 
 namespace nodeaudit::gpu {
 
@@ -36,6 +38,29 @@ std::map<int, double> slower_than_fastest(const std::map<int, double>& per_gpu, 
     if (slower > threshold_pct) slow[gpu] = slower;
   }
   return slow;
+}
+
+namespace {
+template <typename T>
+void grew(std::vector<std::string>& out, const std::optional<T>& before, const std::optional<T>& after, const char* what) {
+  if (before && after && *after > *before) out.push_back(fmt::format("{} rose from {} to {}", what, *before, *after));
+}
+void became_true(std::vector<std::string>& out, const std::optional<bool>& before, const std::optional<bool>& after,
+                 const char* what) {
+  if (before && after && !*before && *after) out.push_back(what);
+}
+}  // namespace
+
+std::vector<std::string> memory_health_changes(const MemoryHealth& before, const MemoryHealth& after) {
+  std::vector<std::string> out;
+  grew(out, before.ecc_volatile_uncorrected, after.ecc_volatile_uncorrected, "uncorrectable ECC errors (volatile)");
+  grew(out, before.repair.retired_pages, after.repair.retired_pages, "retired pages");
+  grew(out, before.repair.remapped_rows_correctable, after.repair.remapped_rows_correctable, "rows remapped after correctable errors");
+  grew(out, before.repair.remapped_rows_uncorrectable, after.repair.remapped_rows_uncorrectable, "rows remapped after uncorrectable errors");
+  became_true(out, before.repair.retired_pages_pending, after.repair.retired_pages_pending, "a page retirement became pending");
+  became_true(out, before.repair.row_remap_pending, after.repair.row_remap_pending, "a row remap became pending");
+  became_true(out, before.repair.row_remap_failed, after.repair.row_remap_failed, "a row remap failed");
+  return out;
 }
 
 }  // namespace nodeaudit::gpu

@@ -4,7 +4,10 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
+
+#include "nvml.hpp"
 
 namespace nodeaudit::gpu {
 
@@ -22,5 +25,16 @@ double spread_pct(const std::vector<double>& per_gpu);
 
 // GPUs more than `threshold_pct` slower than the fastest: gpu index -> percent slower.
 std::map<int, double> slower_than_fastest(const std::map<int, double>& per_gpu, double threshold_pct);
+
+// Memory health of one GPU read before and after the soak.
+struct MemoryHealth {
+  NvmlMemoryRepair repair;
+  std::optional<unsigned long long> ecc_volatile_uncorrected;
+};
+
+// What got worse during the soak: new uncorrectable ECC errors, newly retired pages, new row
+// remaps, a remap that became pending or failed. One sentence each, with the before -> after counts;
+// readings absent on either side are not compared.
+std::vector<std::string> memory_health_changes(const MemoryHealth& before, const MemoryHealth& after);
 
 }  // namespace nodeaudit::gpu

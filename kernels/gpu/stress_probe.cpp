@@ -4,7 +4,9 @@
 // interval two products of the same inputs are compared (burn-in check). Telemetry from NVML is
 // read between batches: throttle_pct = share of readings with a clocks-costing throttle reason
 // (power cap, HW slowdown, thermal, power brake). drop_pct = first -> last interval. A GPU more
-// than 10% slower than the fastest is a fail finding. ECC counts come with the run's telemetry.
+// than 10% slower than the fastest is a fail finding. Memory health (volatile uncorrectable ECC count,
+// retired pages, remapped rows, pending/failed remaps) is read before and after the soak; anything
+// that got worse under load is a fail finding naming the before -> after counts.
 // Pitfalls: the first interval includes clock ramp-up; a short --duration hides thermal throttling.
 #include <chrono>
 
@@ -16,6 +18,7 @@
 #include "probe_bodies.hpp"
 #include "stats.hpp"
 #include "stress_math.hpp"
+#include "units.hpp"
 
 namespace nodeaudit::gpu {
 namespace {
@@ -28,7 +31,22 @@ struct StressedGpu {
   Measurement intervals;  // one "repetition" per interval
   std::vector<std::optional<unsigned long long>> throttle_masks;
   std::uint64_t mismatches = 0;
+  std::optional<MemoryHealth> health_before;
 };
+
+std::optional<MemoryHealth> read_health(const Nvml& nvml, const std::optional<int>& index) {
+  if (!index) return std::nullopt;
+  return MemoryHealth{nvml.memory_repair(*index), nvml.read(*index).ecc_volatile_uncorrected};
+}
+
+void check_health(ProbeContext& ctx, const Nvml& nvml, const std::vector<StressedGpu>& gpus) {
+  for (const auto& g : gpus) {
+    const auto after = read_health(nvml, g.nvml_index);
+    if (!g.health_before || !after) continue;
+    for (const std::string& change : memory_health_changes(*g.health_before, *after))
+      ctx.add_finding(Severity::fail, "stress.memory_health", fmt::format("GPU {} during the soak: {}", g.gemm->device(), change));
+  }
+}
 
 void run_interval(std::vector<StressedGpu>& gpus, const Nvml& nvml, double interval_s, const ProbeContext& ctx) {
   std::vector<double> seconds(gpus.size(), 0);
@@ -70,13 +88,13 @@ void record(ProbeContext& ctx, std::vector<StressedGpu>& gpus, Dtype dtype) {
 }  // namespace
 
 Outcome run_stress(ProbeContext& ctx) {
-  const DeviceChoice choice = choose_devices(ctx);
-  if (choice.stop) return *choice.stop;
   const Dtype dtype = *parse_dtype(ctx.params().text("dtype"));
   const std::int64_t size = ctx.params().integer("size");
-  if (size % 256 != 0) return Outcome::failed(fmt::format("--size {}: must be a multiple of 256", size));
   const double duration_s = ctx.params().duration_s("duration"), interval_s = ctx.params().duration_s("interval");
-  if (interval_s > duration_s) return Outcome::failed(fmt::format("--interval {} s: must not exceed --duration {} s", interval_s, duration_s));
+  if (interval_s > duration_s)
+    return Outcome::bad_input(fmt::format("--interval {}: must not exceed --duration {}", format_duration(interval_s), format_duration(duration_s)));
+  const DeviceChoice choice = choose_devices(ctx);
+  if (choice.stop) return *choice.stop;
   return guarded([&] {
     const Nvml nvml;
     std::vector<StressedGpu> gpus;
@@ -84,14 +102,16 @@ Outcome run_stress(ProbeContext& ctx) {
       if (auto why = dtype_unsupported_reason(dtype, device_properties(d).compute_capability)) return Outcome::skipped(fmt::format("GPU {}: {}", d, *why));
       const GemmShape shape{size, size, size};
       if (gemm_bytes(shape, dtype) * 3 > device_free_bytes(d))
-        return Outcome::failed(fmt::format("--size {}: two {} products do not fit in GPU {}'s free memory", size, to_string(dtype), d));
+        return Outcome::bad_input(fmt::format("--size {}: two {} products do not fit in GPU {}'s free memory", size, to_string(dtype), d));
       gpus.push_back({std::make_unique<LtGemm>(d, dtype, shape, 2, 0x57e55ull + d), nvml_index_for(nvml, d)});
     }
     if (!nvml.available()) ctx.info()["telemetry_note"] = nvml.why_unavailable();
+    for (auto& g : gpus) g.health_before = read_health(nvml, g.nvml_index);
     const auto start = std::chrono::steady_clock::now();
     while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() + interval_s <= duration_s + 1e-9 && !ctx.should_stop())
       run_interval(gpus, nvml, interval_s, ctx);
     record(ctx, gpus, dtype);
+    check_health(ctx, nvml, gpus);
     if (ctx.cancelled()) return Outcome::interrupted();
     for (const auto& f : ctx.findings())
       if (f.severity == Severity::fail) return Outcome::failed("stress found a fault (see findings)");

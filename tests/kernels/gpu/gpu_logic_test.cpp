@@ -1,6 +1,8 @@
 // Shape candidates, FLOP/byte counts, tolerances, peaks, patterns, config rules and stress math.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "config_rules.hpp"
 #include "gemm_plan.hpp"
 #include "gpu_select.hpp"
@@ -76,7 +78,7 @@ TEST(MemoryPatterns, CheckFindsFlippedBitsAndReportsTheirAddresses) {
 TEST(ConfigRules, FlagsWhatIsWrongAndSaysWhatIsExpected) {
   GpuConfigReading g{.index = 1, .persistence_mode = false, .ecc_enabled = true, .mig_enabled = false,
                      .pcie_gen_current = 4, .pcie_gen_max = 5, .pcie_width_current = 8, .pcie_width_max = 16,
-                     .throttle_reasons = 0x2, .row_remap_pending = true};
+                     .throttle_reasons = 0x2, .repair = {.row_remap_pending = true}};
   std::vector<std::string> codes;
   for (const auto& f : check_gpu_config(g)) codes.push_back(f.code);
   EXPECT_EQ(codes, (std::vector<std::string>{"gpu_config.persistence", "gpu_config.pcie_width", "gpu_config.pcie_gen",
@@ -92,6 +94,42 @@ TEST(ConfigRules, FlagsWhatIsWrongAndSaysWhatIsExpected) {
   EXPECT_FALSE(pcie_link_gbps(9, 16).has_value());
 }
 
+TEST(ConfigRules, MemoryRepairAndPowerLimit) {
+  auto codes_of = [](const GpuConfigReading& g) {
+    std::vector<std::string> codes;
+    for (const auto& f : check_gpu_config(g))
+      if (f.code != "gpu_config.persistence" && f.code != "gpu_config.ecc" && f.code != "gpu_config.mig" &&
+          f.code != "gpu_config.pcie_link")
+        codes.push_back(f.code);
+    return codes;
+  };
+  GpuConfigReading healthy{.index = 0, .power_limit_w = 700, .power_limit_default_w = 700,
+                           .repair = {.remapped_rows_correctable = 0, .remapped_rows_uncorrectable = 0,
+                                      .row_remap_pending = false, .row_remap_failed = false}};
+  EXPECT_TRUE(codes_of(healthy).empty());
+
+  GpuConfigReading capped = healthy;
+  capped.power_limit_w = 500;
+  const auto capped_findings = check_gpu_config(capped);
+  const auto power = std::find_if(capped_findings.begin(), capped_findings.end(),
+                                  [](const ConfigFinding& f) { return f.code == "gpu_config.power_limit"; });
+  ASSERT_NE(power, capped_findings.end());
+  EXPECT_EQ(power->severity, Severity::warn);
+  EXPECT_NE(power->message.find("500 W"), std::string::npos);
+  EXPECT_NE(power->message.find("700 W"), std::string::npos);
+  capped.power_limit_w = 680;  // within 5% of the default: rounding, not a cap
+  EXPECT_TRUE(codes_of(capped).empty());
+
+  GpuConfigReading worn = healthy;
+  worn.repair.remapped_rows_correctable = 3, worn.repair.remapped_rows_uncorrectable = 2;
+  worn.repair.row_remap_failed = true;
+  EXPECT_EQ(codes_of(worn), (std::vector<std::string>{"gpu_config.row_remap_failed", "gpu_config.remapped_rows"}));
+
+  GpuConfigReading old_gpu{.index = 2, .repair = {.retired_pages = 4, .retired_pages_pending = true}};
+  EXPECT_EQ(codes_of(old_gpu), (std::vector<std::string>{"gpu_config.retired_pages", "gpu_config.retired_page_count"}));
+  EXPECT_EQ(codes_of(GpuConfigReading{}), (std::vector<std::string>{"gpu_config.memory_repair"}));
+}
+
 TEST(StressMath, DropThrottleSpreadAndSlowGpus) {
   EXPECT_DOUBLE_EQ(drop_pct({800, 790, 720}), 10.0);
   EXPECT_DOUBLE_EQ(throttle_pct({0x0, 0x4, std::nullopt, 0x1, 0x40}), 50.0);
@@ -99,6 +137,26 @@ TEST(StressMath, DropThrottleSpreadAndSlowGpus) {
   const auto slow = slower_than_fastest({{0, 800}, {1, 790}, {2, 600}}, 10.0);
   ASSERT_EQ(slow.size(), 1u);
   EXPECT_DOUBLE_EQ(slow.at(2), 25.0);
+}
+
+TEST(StressMath, MemoryHealthChangesNameWhatGotWorse) {
+  const MemoryHealth before{.repair = {.remapped_rows_correctable = 1, .remapped_rows_uncorrectable = 0,
+                                       .row_remap_pending = false, .row_remap_failed = false},
+                            .ecc_volatile_uncorrected = 0};
+  EXPECT_TRUE(memory_health_changes(before, before).empty());
+  MemoryHealth after = before;
+  after.ecc_volatile_uncorrected = 3;
+  after.repair.remapped_rows_uncorrectable = 1;
+  after.repair.row_remap_pending = true;
+  EXPECT_EQ(memory_health_changes(before, after),
+            (std::vector<std::string>{"uncorrectable ECC errors (volatile) rose from 0 to 3",
+                                      "rows remapped after uncorrectable errors rose from 0 to 1", "a row remap became pending"}));
+  // A reading missing on one side is not compared; a count that fell (a reset) is not a fault.
+  MemoryHealth unknown = after;
+  unknown.ecc_volatile_uncorrected.reset();
+  unknown.repair = {};
+  EXPECT_TRUE(memory_health_changes(before, unknown).empty());
+  EXPECT_TRUE(memory_health_changes(after, before).empty());
 }
 
 TEST(GpuSelect, AllByDefaultAndErrorsForMissingGpus) {

@@ -1,0 +1,49 @@
+// Host memory placed on one NUMA node, for copies between the host and a GPU attached to that node.
+// A host buffer on the far socket makes every PCIe transfer cross the inter-socket link as well,
+// which can cost a large share of the H2D rate and is neither the GPU's nor the link's fault.
+// Host-only (mmap, mbind, get_mempolicy), so it is tested on a CPU; gpu.pcie pins it with
+// cudaHostRegister for the pinned figures.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace nodeaudit::gpu {
+
+// "0000:3B:00.0" (CUDA) or "00000000:3B:00.0" (NVML) -> "0000:3b:00.0", the sysfs spelling;
+// std::nullopt when the text is not a PCI address.
+std::optional<std::string> sysfs_pci_address(const std::string& bus_id);
+
+// The NUMA node of a PCI device from <pci_devices_dir>/<address>/numa_node (the kernel writes -1
+// when the platform does not say); std::nullopt when unknown.
+std::optional<int> pci_device_numa_node(const std::string& pci_devices_dir, const std::string& bus_id);
+
+// The NUMA node that holds the page at `address` (get_mempolicy), or std::nullopt.
+std::optional<int> numa_node_of(const void* address);
+
+// Anonymous memory, preferring `node` (MPOL_PREFERRED: a node short of memory falls back rather
+// than killing the process), touched page by page so it is placed before anyone times it.
+// `placed_node` reports where the first and last pages really landed (nullopt if they differ or
+// cannot be read), so a figure never claims a placement it did not get.
+class NodeMemory {
+ public:
+  // Empty `error` on success; else what failed ("mbind(node 7): Invalid argument").
+  static NodeMemory allocate(std::uint64_t bytes, std::optional<int> node, std::string& error);
+  NodeMemory() = default;
+  ~NodeMemory();
+  NodeMemory(NodeMemory&& other) noexcept;
+  NodeMemory& operator=(NodeMemory&& other) noexcept;
+  NodeMemory(const NodeMemory&) = delete;
+  NodeMemory& operator=(const NodeMemory&) = delete;
+
+  void* data() const { return data_; }
+  std::uint64_t bytes() const { return bytes_; }
+  std::optional<int> placed_node() const;
+
+ private:
+  void* data_ = nullptr;
+  std::uint64_t bytes_ = 0;
+};
+
+}  // namespace nodeaudit::gpu

@@ -1,0 +1,64 @@
+// The GPU probes through the real CLI: bad parameters exit 2 with one line naming the value before
+// any device is touched; on a machine without a GPU every probe is recorded as skipped with the
+// CUDA runtime's reason (on a GPU machine that check is skipped and scripts/gpu-check.sh runs them).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "../../harness/cli_process.hpp"
+
+namespace nodeaudit {
+namespace {
+
+proc::ProcessResult nodeaudit(std::vector<std::string> args) {
+  args.insert(args.begin(), NODEAUDIT_BINARY);
+  return proc::run_process(args);
+}
+
+void expect_bad_input(const std::vector<std::string>& args, const std::string& named) {
+  const proc::ProcessResult r = nodeaudit(args);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(named), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line expected: " << r.err;
+}
+
+TEST(GpuCli, BadParametersExitTwoNamingTheValue) {
+  expect_bad_input({"probe", "gpu.gemm", "--size", "1000"}, "--size 1000: must be an integer between 256 and 65536 and a multiple of 256");
+  expect_bad_input({"probe", "gpu.stress", "--size", "0"}, "--size 0");
+  expect_bad_input({"probe", "gpu.stress", "--duration", "0s"}, "--duration 0s");
+  expect_bad_input({"probe", "gpu.stress", "--duration", "-5s"}, "--duration -5s");
+  expect_bad_input({"probe", "gpu.stress", "--duration", "10s", "--interval", "30s"}, "--interval 30.0 s: must not exceed --duration 10.0 s");
+  expect_bad_input({"probe", "gpu.gemm", "--dtypes", "bf16,int4"}, "int4");
+  expect_bad_input({"probe", "gpu.stress", "--dtype", "int4"}, "--dtype int4");
+  expect_bad_input({"probe", "gpu.pcie", "--transfer-size", "0"}, "--transfer-size 0");
+  expect_bad_input({"probe", "gpu.memory-bandwidth", "--buffer-size", "1KiB"}, "--buffer-size 1KiB");
+}
+
+TEST(GpuCli, WithoutAGpuEveryProbeIsSkippedWithTheRuntimesReason) {
+  const std::string dir = proc::make_temp_dir("gpu-cli");
+  const proc::ProcessResult r =
+      nodeaudit({"run", "--only", "gpu.*", "--level", "quick", "--format", "json", "--out", dir + "/result.json"});
+  std::filesystem::remove_all(dir);
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(r.out);
+  } catch (const std::exception& e) {
+    FAIL() << "not JSON (" << e.what() << "): " << r.out << r.err;
+  }
+  ASSERT_EQ(doc["probes"].size(), 7u) << r.out;
+  for (const auto& probe : doc["probes"]) {
+    const std::string status = probe["status"], reason = probe.value("reason", "");
+    if (status == "ok" || status == "failed") GTEST_SKIP() << "a CUDA device is present here: " << probe["id"] << " ran";
+    if (status == "not_built") {
+      EXPECT_NE(reason.find("no CUDA toolkit"), std::string::npos) << reason;
+      continue;
+    }
+    EXPECT_EQ(status, "skipped") << probe["id"];
+    EXPECT_EQ(reason.rfind("no CUDA device (", 0), 0u) << probe["id"] << ": " << reason;
+  }
+}
+
+}  // namespace
+}  // namespace nodeaudit
