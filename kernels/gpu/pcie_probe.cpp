@@ -3,8 +3,9 @@
 // h2d_bandwidth / d2h_bandwidth = --transfer-size / time of one cudaMemcpyAsync (CUDA events), with
 // pinned (cudaHostAlloc) and pageable (plain malloc, touched first) host buffers, for each GPU alone
 // (mode=single) and for all selected GPUs at once (mode=concurrent: GPUs behind one PCIe switch
-// share its uplink and show it only then). The link's generation and width from NVML and the
-// link's encoded bandwidth go into info so the figure can be judged against the link.
+// share its uplink and show it only then). The link's maximum generation and width come from NVML;
+// h2d_pct_of_link / d2h_pct_of_link = median / encoded bandwidth of one direction of that link
+// (Gen5 x16: 32 GT/s * 16 * 128/130 / 8 = 63.0 GB/s), the datasheet ceiling, not a guess.
 // Pitfalls: pageable copies are staged through a driver buffer and are CPU-bound; a host buffer on
 // the far socket also crosses the inter-socket link, so both host buffers are placed on the GPU's
 // NUMA node (NVML, else sysfs) and the node they really landed on is recorded per GPU in info.
@@ -17,6 +18,7 @@
 #include "numa_memory.hpp"
 #include "nvml.hpp"
 #include "probe_bodies.hpp"
+#include "stats.hpp"
 
 namespace nodeaudit::gpu {
 namespace {
@@ -35,6 +37,7 @@ struct Endpoint {
   DeviceBuffer device_buffer;
   HostBuffer pinned, pageable;
   std::unique_ptr<TimedStream> stream;
+  std::optional<double> link_gbps;  // encoded bandwidth of one direction at the link's maximum gen x width
 };
 
 Outcome copy_measurement(ProbeContext& ctx, std::vector<Endpoint*> ends, bool to_device, bool pinned, const char* mode,
@@ -64,8 +67,12 @@ Outcome copy_measurement(ProbeContext& ctx, std::vector<Endpoint*> ends, bool to
     const auto extra = static_cast<std::ptrdiff_t>(m.seconds.size() - all.seconds.size());
     m.seconds.erase(m.seconds.begin(), m.seconds.begin() + extra);
     m.work.erase(m.work.begin(), m.work.begin() + extra);
-    ctx.add_rate(to_device ? "h2d_bandwidth" : "d2h_bandwidth", RateKind::gb_per_s, m,
-                 {{"gpu", std::to_string(ends[g]->device)}, {"memory", pinned ? "pinned" : "pageable"}, {"mode", mode}});
+    const Labels labels{{"gpu", std::to_string(ends[g]->device)}, {"memory", pinned ? "pinned" : "pageable"}, {"mode", mode}};
+    ctx.add_rate(to_device ? "h2d_bandwidth" : "d2h_bandwidth", RateKind::gb_per_s, m, labels);
+    const std::vector<double>& samples = ctx.metrics().back().samples;
+    if (ends[g]->link_gbps && !samples.empty())
+      ctx.add_value(to_device ? "h2d_pct_of_link" : "d2h_pct_of_link", unit::percent, Better::higher,
+                    summarize(samples).median / *ends[g]->link_gbps * 100.0, labels);
   }
   return all.cancelled ? Outcome::interrupted() : Outcome::ok();
 }
@@ -76,17 +83,15 @@ std::optional<int> gpu_numa_node(const Nvml& nvml, int device) {
   return pci_device_numa_node("/sys/bus/pci/devices", device_properties(device).pci_bus_id);
 }
 
-void record_links(ProbeContext& ctx, const Nvml& nvml, const std::vector<int>& devices) {
-  for (int d : devices) {
-    const auto index = nvml_index_for(nvml, d);
-    if (!index) continue;
-    const NvmlDeviceInfo info = nvml.device_info(*index);
-    auto& link = ctx.info()["links"][std::to_string(d)];
-    if (info.pcie_gen_max) link["gen_max"] = *info.pcie_gen_max;
-    if (info.pcie_width_max) link["width_max"] = *info.pcie_width_max;
-    if (info.pcie_gen_max && info.pcie_width_max)
-      if (auto gbps = pcie_link_gbps(*info.pcie_gen_max, *info.pcie_width_max)) link["encoded_gbps_per_direction"] = *gbps;
-  }
+void record_link(ProbeContext& ctx, const Nvml& nvml, Endpoint& e) {
+  const auto index = nvml_index_for(nvml, e.device);
+  if (!index) return;
+  const NvmlDeviceInfo info = nvml.device_info(*index);
+  auto& link = ctx.info()["links"][std::to_string(e.device)];
+  if (info.pcie_gen_max) link["gen_max"] = *info.pcie_gen_max;
+  if (info.pcie_width_max) link["width_max"] = *info.pcie_width_max;
+  if (info.pcie_gen_max && info.pcie_width_max) e.link_gbps = pcie_link_gbps(*info.pcie_gen_max, *info.pcie_width_max);
+  if (e.link_gbps) link["encoded_gbps_per_direction"] = *e.link_gbps;
 }
 
 // Host buffers on the GPU's node; info.host_memory.<gpu> says which node was asked for and which
@@ -122,9 +127,9 @@ Outcome run_pcie(ProbeContext& ctx) {
       if (std::string error = place_host_buffers(ctx, *e, gpu_numa_node(nvml, d), bytes); !error.empty())
         return Outcome::failed(error);
       e->stream = std::make_unique<TimedStream>(d);
+      record_link(ctx, nvml, *e);
       ends.push_back(std::move(e));
     }
-    record_links(ctx, nvml, choice.devices);
     std::vector<Endpoint*> every;
     for (auto& e : ends) every.push_back(e.get());
     for (bool pinned : {true, false})

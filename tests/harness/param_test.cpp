@@ -22,6 +22,8 @@ std::vector<ParamSpec> specs() {
       ParamSpec{.name = "runtime", .type = ParamType::duration, .default_by_level = same_at_all_levels("30s"),
                 .help = "time", .min = 0.1},
       ParamSpec{.name = "direct", .type = ParamType::boolean, .default_by_level = same_at_all_levels("true"), .help = "O_DIRECT"},
+      ParamSpec{.name = "size", .type = ParamType::integer, .default_by_level = same_at_all_levels("8192"),
+                .help = "M=N=K", .min = 256, .max = 65536, .multiple_of = 256},
   };
 }
 
@@ -81,4 +83,10 @@ TEST(Params, JsonBlockHoldsTypedValues) {
   EXPECT_EQ(j["workers"], nlohmann::json::array({1, 2, 4}));
   EXPECT_EQ(j["runtime"], 30.0);
   EXPECT_EQ(j["direct"], true);
+}
+
+TEST(Params, MultipleOfIsCheckedAndNamedInTheMessage) {
+  EXPECT_EQ(error_of({{"size", "1000"}}), "--size 1000: must be an integer between 256 and 65536 and a multiple of 256");
+  EXPECT_EQ(error_of({{"size", "768"}}), "");
+  EXPECT_EQ(error_of({{"size", "65792"}}), "--size 65792: must be an integer between 256 and 65536 and a multiple of 256");
 }
