@@ -16,8 +16,8 @@ else()
       set(CMAKE_CUDA_ARCHITECTURES "80;90" CACHE STRING "CUDA architectures to build for")
     endif()
     enable_language(CUDA)
-    # CMake 3.25 knows no C++20 dialect flag for nvcc: targets ask for 17 and CUDA sources that
-    # include C++20 headers pass -std=c++20 themselves (kernels/gpu/CMakeLists.txt).
+    # CMake 3.25 knows no C++20 dialect flag for nvcc: CUDA sources are C++17 and include no C++20
+    # header (device code sees only small plain headers such as kernels/gpu/cuda_check.hpp).
     set(CMAKE_CUDA_STANDARD 17)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     find_package(CUDAToolkit REQUIRED)

@@ -26,7 +26,7 @@ DeviceChoice choose_devices(const ProbeContext& ctx) {
     return {{}, Outcome::skipped(fmt::format("no CUDA device (cudaGetDeviceCount: {})", cudaGetErrorString(code)))};
   if (count == 0) return {{}, Outcome::skipped("no CUDA device (cudaGetDeviceCount: 0 devices)")};
   GpuSelection selection = select_gpus(ctx.settings().gpus, count);
-  if (!selection.error.empty()) return {{}, Outcome::failed(selection.error)};
+  if (!selection.error.empty()) return {{}, Outcome::bad_input(selection.error)};
   return {selection.devices, std::nullopt};
 }
 

@@ -11,21 +11,12 @@
 #include <cuda_runtime_api.h>
 
 #include "capacity_search.hpp"
+#include "cuda_check.hpp"
 #include "context.hpp"
 #include "nvml.hpp"
 #include "probe.hpp"
 
 namespace nodeaudit::gpu {
-
-// Thrown inside a probe body when a CUDA/cuBLAS call fails; `guarded` turns it into Outcome::failed.
-class CudaFailure : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// "cudaMalloc(4294967296 bytes) failed: out of memory (cudaErrorMemoryAllocation = 2)"
-std::string describe_cuda_error(const std::string& call, cudaError_t code);
-void check_cuda(cudaError_t code, const std::string& call);
 
 // Devices the probe may use, or the Outcome to return: skipped with the runtime's reason when there
 // is no device, failed when --gpus names a GPU the runtime does not see.

@@ -6,7 +6,7 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
-#include "cuda_common.hpp"
+#include "cuda_check.hpp"
 
 namespace nodeaudit::gpu {
 namespace {
