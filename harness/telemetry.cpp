@@ -12,6 +12,23 @@
 
 namespace nodeaudit {
 
+void append_gpu_reading(TelemetryRow& row, int index, const NvmlReading& r) {
+  const std::string p = fmt::format("gpu{}.", index);
+  auto put = [&](const char* name, const std::optional<double>& v) {
+    if (v) row.values[p + name] = *v;
+  };
+  put("util_pct", r.util_pct);
+  put("mem_used_bytes", r.mem_used_bytes);
+  put("power_w", r.power_w);
+  put("temp_c", r.temp_c);
+  put("sm_clock_mhz", r.sm_clock_mhz);
+  put("mem_clock_mhz", r.mem_clock_mhz);
+  put("pcie_rx_bytes_per_s", r.pcie_rx_bytes_per_s);
+  put("pcie_tx_bytes_per_s", r.pcie_tx_bytes_per_s);
+  if (r.throttle_reasons) row.values[p + "throttle_mask"] = static_cast<double>(*r.throttle_reasons);
+  if (r.ecc_volatile_uncorrected) row.values[p + "ecc_volatile_uncorrected"] = static_cast<double>(*r.ecc_volatile_uncorrected);
+}
+
 TelemetrySampler::TelemetrySampler(const Nvml* nvml, double interval_s) : nvml_(nvml), interval_s_(interval_s) {}
 
 TelemetrySampler::~TelemetrySampler() { stop(); }
@@ -87,21 +104,8 @@ TelemetryRow TelemetrySampler::sample_once() {
       if (throttle_seen_.size() < static_cast<std::size_t>(n)) throttle_seen_.resize(static_cast<std::size_t>(n), 0);
       for (int i = 0; i < n; ++i) {
         const NvmlReading r = nvml_->read(i);
-        const std::string p = fmt::format("gpu{}.", i);
-        auto put = [&](const char* name, const std::optional<double>& v) {
-          if (v) row.values[p + name] = *v;
-        };
-        put("util_pct", r.util_pct);
-        put("mem_used_bytes", r.mem_used_bytes);
-        put("power_w", r.power_w);
-        put("temp_c", r.temp_c);
-        put("sm_clock_mhz", r.sm_clock_mhz);
-        put("mem_clock_mhz", r.mem_clock_mhz);
-        if (r.throttle_reasons) {
-          row.values[p + "throttle_mask"] = static_cast<double>(*r.throttle_reasons);
-          throttle_seen_[static_cast<std::size_t>(i)] |= *r.throttle_reasons;
-        }
-        if (r.ecc_volatile_uncorrected) row.values[p + "ecc_volatile_uncorrected"] = static_cast<double>(*r.ecc_volatile_uncorrected);
+        append_gpu_reading(row, i, r);
+        if (r.throttle_reasons) throttle_seen_[static_cast<std::size_t>(i)] |= *r.throttle_reasons;
       }
     }
   }

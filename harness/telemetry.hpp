@@ -16,6 +16,7 @@
 namespace nodeaudit {
 
 class Nvml;
+struct NvmlReading;
 
 // One row of the series: time since start and a value per column ("cpu_busy_pct",
 // "disk.nvme0n1.read_bytes_per_s", "gpu0.power_w").
@@ -23,6 +24,11 @@ struct TelemetryRow {
   double t_s = 0;
   std::map<std::string, double> values;
 };
+
+// Puts one GPU's NVML reading into `row` as gpu<index>.<name> columns (util_pct, mem_used_bytes,
+// power_w, temp_c, sm_clock_mhz, mem_clock_mhz, pcie_rx/tx_bytes_per_s, throttle_mask,
+// ecc_volatile_uncorrected); readings the driver did not give are left out.
+void append_gpu_reading(TelemetryRow& row, int index, const NvmlReading& reading);
 
 class TelemetrySampler {
  public:

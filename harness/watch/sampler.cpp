@@ -91,21 +91,7 @@ void WatchSampler::add_process(TelemetryRow& row, double dt_s) {
 
 void WatchSampler::add_gpus(TelemetryRow& row) const {
   if (!nvml_ || !nvml_->available()) return;
-  for (int i = 0; i < nvml_->device_count(); ++i) {
-    const NvmlReading r = nvml_->read(i);
-    const std::string p = fmt::format("gpu{}.", i);
-    auto put = [&](const char* name, const std::optional<double>& v) {
-      if (v) row.values[p + name] = *v;
-    };
-    put("util_pct", r.util_pct);
-    put("mem_used_bytes", r.mem_used_bytes);
-    put("power_w", r.power_w);
-    put("temp_c", r.temp_c);
-    put("sm_clock_mhz", r.sm_clock_mhz);
-    put("pcie_rx_bytes_per_s", r.pcie_rx_bytes_per_s);
-    put("pcie_tx_bytes_per_s", r.pcie_tx_bytes_per_s);
-    if (r.throttle_reasons) row.values[p + "throttle_mask"] = static_cast<double>(*r.throttle_reasons);
-  }
+  for (int i = 0; i < nvml_->device_count(); ++i) append_gpu_reading(row, i, nvml_->read(i));
 }
 
 std::optional<TelemetryRow> WatchSampler::sample(double t_s) {
