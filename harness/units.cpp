@@ -43,6 +43,17 @@ double size_multiplier(std::string_view suffix) {
 
 }  // namespace
 
+std::optional<double> parse_finite_number(std::string_view text) {
+  const std::string owned(text);
+  try {
+    std::size_t used = 0;
+    const double value = std::stod(owned, &used);
+    if (!owned.empty() && used == owned.size() && std::isfinite(value)) return value;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
 std::uint64_t parse_size_bytes(std::string_view text) {
   double number = 0;
   std::string_view suffix;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -12,6 +13,9 @@ namespace nodeaudit {
 // Throws UsageError naming the text and the accepted forms.
 std::uint64_t parse_size_bytes(std::string_view text);
 double parse_duration_s(std::string_view text);
+// The whole text as a finite decimal number ("12", "12.5", "1e3"); std::nullopt for anything else
+// (empty, "12x", "nan", "inf"). Callers name the option and their own accepted range.
+std::optional<double> parse_finite_number(std::string_view text);
 
 // "4 GiB", "110 KiB", "512 B": the largest binary unit that divides evenly, else one decimal.
 std::string format_bytes(double bytes);

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "../errors.hpp"
+#include "../units.hpp"
 #include "../result.hpp"
 #include "../score/score.hpp"
 #include "commands.hpp"
@@ -28,15 +29,8 @@ struct ScoreOptions {
 // A money amount as typed; empty stays unset.
 std::optional<double> parse_amount(const std::string& option, const std::string& text) {
   if (text.empty()) return std::nullopt;
-  std::size_t used = 0;
-  double value = -1;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || !std::isfinite(value) || value < 0)
-    throw UsageError(option + " " + text, "expected a non-negative number in any currency (12, 12.5)");
+  const std::optional<double> value = parse_finite_number(text);
+  if (!value || *value < 0) throw UsageError(option + " " + text, "expected a non-negative number in any currency (12, 12.5)");
   return value;
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "../errors.hpp"
+#include "../units.hpp"
 #include "../procfs.hpp"
 #include "../report/prometheus.hpp"
 
@@ -32,18 +33,11 @@ void check_prometheus_path(const std::string& path) {
 std::string prepare_run_extras(const std::string& profile_name_or_path, RunExtras& extras) {
   if (!extras.prometheus.empty()) check_prometheus_path(extras.prometheus);
   if (!extras.price_per_hour.empty()) {
-    double price = -1;
-    try {
-      std::size_t used = 0;
-      price = std::stod(extras.price_per_hour, &used);
-      if (used != extras.price_per_hour.size()) price = -1;
-    } catch (const std::exception&) {
-      price = -1;
-    }
-    if (!(price > 0) || !std::isfinite(price))
+    const std::optional<double> price = parse_finite_number(extras.price_per_hour);
+    if (!price || *price <= 0)
       throw UsageError("--price-per-hour " + extras.price_per_hour, "must be a positive number (price of the node per hour)");
     if (profile_name_or_path.empty()) throw UsageError("--price-per-hour", "needs --profile: the cost is of one run of a workload");
-    extras.cost.price_per_hour = price;
+    extras.cost.price_per_hour = *price;
   }
   if (profile_name_or_path.empty()) return "";
   extras.profile = score::load_profile(profile_name_or_path);

@@ -4,20 +4,14 @@
 #include <filesystem>
 
 #include "errors.hpp"
+#include "units.hpp"
 
 namespace nodeaudit::report {
 
 double parse_amount(const std::string& option, const std::string& text) {
-  std::size_t used = 0;
-  double value = -1;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (text.empty() || used != text.size() || !std::isfinite(value) || value < 0)
-    throw UsageError(option + " " + text, "expected a non-negative number (12, 12.5)");
-  return value;
+  const std::optional<double> value = parse_finite_number(text);
+  if (!value || *value < 0) throw UsageError(option + " " + text, "expected a non-negative number (12, 12.5)");
+  return *value;
 }
 
 double parse_percent(const std::string& option, const std::string& text) {

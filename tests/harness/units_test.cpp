@@ -50,3 +50,12 @@ TEST(Units, FormatBytes) {
   EXPECT_EQ(format_bytes(512), "512 B");
   EXPECT_EQ(format_bytes(1.5 * 1024 * 1024 * 1024), "1.5 GiB");
 }
+
+TEST(Units, FiniteNumberTakesTheWholeTextOrNothing) {
+  EXPECT_EQ(nodeaudit::parse_finite_number("12"), 12.0);
+  EXPECT_EQ(nodeaudit::parse_finite_number("12.5"), 12.5);
+  EXPECT_EQ(nodeaudit::parse_finite_number("-3"), -3.0);
+  EXPECT_EQ(nodeaudit::parse_finite_number("1e3"), 1000.0);
+  for (const char* bad : {"", "12x", "x12", "nan", "inf", "1e999", "12 "})
+    EXPECT_FALSE(nodeaudit::parse_finite_number(bad).has_value()) << bad;
+}
