@@ -30,6 +30,14 @@ TEST(GemmPlan, FlopsAndBytes) {
   EXPECT_EQ(gemm_bytes({256, 256, 256}, Dtype::fp64), 3u * 256 * 256 * 8);
 }
 
+TEST(GemmPlan, ProductsPerTimingSpanTheTargetWithinBounds) {
+  EXPECT_EQ(products_per_timing(1.4e-3, 0.01), 8);    // bf16 8192^3 on an H200: 8 products = 11 ms
+  EXPECT_EQ(products_per_timing(3e-3, 0.01), 4);      // rounded up: at least the target
+  EXPECT_EQ(products_per_timing(0.3, 0.01), 1);       // a long fp64 product is timed alone
+  EXPECT_EQ(products_per_timing(1e-6, 0.01), 64);     // capped
+  EXPECT_EQ(products_per_timing(0.0, 0.01), 64);      // below the event resolution
+}
+
 TEST(GemmPlan, DtypeParsingAndSupport) {
   EXPECT_EQ(parse_dtype_list("bf16,fp8").dtypes, (std::vector<Dtype>{Dtype::bf16, Dtype::fp8}));
   EXPECT_NE(parse_dtype_list("bf16,int4").error.find("int4"), std::string::npos);
