@@ -147,6 +147,15 @@ TEST(StressMath, DropThrottleSpreadAndSlowGpus) {
   EXPECT_DOUBLE_EQ(slow.at(2), 25.0);
 }
 
+TEST(StressMath, IntervalCountFillsTheDuration) {
+  EXPECT_EQ(interval_count(30, 10), 3);  // the quick level: three 10 s intervals, not two
+  EXPECT_EQ(interval_count(300, 30), 10);
+  EXPECT_EQ(interval_count(7200, 60), 120);
+  EXPECT_EQ(interval_count(35, 10), 3);  // a partial interval is not run
+  EXPECT_EQ(interval_count(10, 10), 1);
+  EXPECT_EQ(interval_count(0.3 * 3, 0.3), 3);  // decimal durations that do not divide exactly in binary
+}
+
 TEST(StressMath, MemoryHealthChangesNameWhatGotWorse) {
   const MemoryHealth before{.repair = {.remapped_rows_correctable = 1, .remapped_rows_uncorrectable = 0,
                                        .row_remap_pending = false, .row_remap_failed = false},
