@@ -92,8 +92,11 @@ TEST(ConfigRules, FlagsWhatIsWrongAndSaysWhatIsExpected) {
   EXPECT_EQ(codes, (std::vector<std::string>{"gpu_config.persistence", "gpu_config.pcie_width", "gpu_config.pcie_gen",
                                              "gpu_config.clocks_locked", "gpu_config.row_remap"}));
   g.throttle_reasons = 0x1;  // idle: a low generation is power saving, info only
-  for (const auto& f : check_gpu_config(g))
-    if (f.code == "gpu_config.pcie_gen") EXPECT_EQ(f.severity, Severity::info);
+  for (const auto& f : check_gpu_config(g)) {
+    if (f.code == "gpu_config.pcie_gen") {
+      EXPECT_EQ(f.severity, Severity::info);
+    }
+  }
   const auto old_driver = check_software({.driver_cuda_version = 12040, .runtime_cuda_version = 13000});
   ASSERT_EQ(old_driver.size(), 1u);
   EXPECT_EQ(old_driver[0].severity, Severity::fail);
