@@ -12,6 +12,7 @@
 // dtype's tolerance, and two repeated products compared element by element; any mismatch is a fail.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <memory>
 
 #include <fmt/format.h>
@@ -58,13 +59,21 @@ int warm_up(Runners& runners) {
   return products_per_timing(*std::max_element(seconds.begin(), seconds.end()), timing_target_s);
 }
 
-GemmShape search_shape(const std::vector<int>& devices, Dtype dtype, const std::vector<GemmShape>& candidates,
-                       ProbeContext& ctx, nlohmann::json& search_log) {
-  GemmShape best = candidates.front();
-  double best_tflops = 0;
+// The candidate with the best mean rate; std::nullopt when stopped first or when cuBLASLt has an
+// algorithm for none of them (each such candidate's reason is in the search log).
+std::optional<GemmShape> search_shape(const std::vector<int>& devices, Dtype dtype, const std::vector<GemmShape>& candidates,
+                                      ProbeContext& ctx, nlohmann::json& search_log) {
+  std::optional<GemmShape> best;
+  double best_tflops = -1;
   for (const GemmShape& shape : candidates) {
     if (ctx.should_stop()) break;
-    Runners runners = make_runners(devices, dtype, shape);
+    Runners runners;
+    try {
+      runners = make_runners(devices, dtype, shape);
+    } catch (const NoAlgorithm& e) {
+      search_log[to_string(shape)] = e.what();
+      continue;
+    }
     const int products = warm_up(runners);
     double sum_tflops = 0;
     for (int rep = 0; rep < search_repetitions; ++rep)
@@ -125,7 +134,13 @@ bool measure_dtype(ProbeContext& ctx, Dtype dtype, const std::vector<int>& all_d
     return true;
   }
   nlohmann::json& log = ctx.info()["shape_search"][to_string(dtype)];
-  const GemmShape best = search_shape(devices, dtype, candidates, ctx, log);
+  const std::optional<GemmShape> found = search_shape(devices, dtype, candidates, ctx, log);
+  if (!found) {
+    if (ctx.should_stop()) return false;
+    ctx.info()["skipped_dtypes"][to_string(dtype)]["all"] = "cuBLASLt has no algorithm for any candidate shape (see shape_search)";
+    return true;
+  }
+  const GemmShape best = *found;
   ctx.info()["best_shape"][to_string(dtype)] = to_string(best);
   Runners runners = make_runners(devices, dtype, best);
   const int products = warm_up(runners);

@@ -96,8 +96,11 @@ LtGemm::LtGemm(int device, Dtype dtype, GemmShape shape, int copies, std::uint64
   int found = 0;
   const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(lt_.handle, lt_.desc, lt_.layout_a, lt_.layout_b, lt_.layout_c,
                                                                lt_.layout_c, preference.get(), 1, &heuristic_, &found);
+  if (status == CUBLAS_STATUS_NOT_SUPPORTED)
+    throw NoAlgorithm(fmt::format("cublasLtMatmulAlgoGetHeuristic({} {} on GPU {}): not supported", to_string(dtype),
+                                  to_string(shape), device));
   check_cublas(status, fmt::format("cublasLtMatmulAlgoGetHeuristic({} {})", to_string(dtype), to_string(shape)));
-  if (found == 0) throw CudaFailure(fmt::format("cublasLtMatmulAlgoGetHeuristic({} {}): no algorithm", to_string(dtype), to_string(shape)));
+  if (found == 0) throw NoAlgorithm(fmt::format("cublasLtMatmulAlgoGetHeuristic({} {}): no algorithm", to_string(dtype), to_string(shape)));
 }
 
 LtGemm::~LtGemm() {

@@ -18,6 +18,13 @@ namespace nodeaudit::gpu {
 Storage input_storage(Dtype dtype);
 Storage output_storage(Dtype dtype);
 
+// cuBLASLt has no algorithm for this dtype and shape on this GPU (heuristic: none found or
+// CUBLAS_STATUS_NOT_SUPPORTED): the dtype or shape is skipped with this reason, the rest run.
+class NoAlgorithm : public CudaFailure {
+ public:
+  using CudaFailure::CudaFailure;
+};
+
 // The cuBLASLt objects of one LtGemm, destroyed by their own destructor so that a constructor
 // that throws half-way (no algorithm for a shape, a failed call) leaks none of them.
 struct LtObjects {
