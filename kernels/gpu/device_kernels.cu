@@ -35,10 +35,13 @@ __device__ double to_double(T v) { return static_cast<double>(static_cast<float>
 template <>
 __device__ double to_double<double>(double v) { return v; }
 
+// The seed is hashed before it meets the index: with splitmix64(seed ^ i), seeds s and s+1 (A and
+// B of one buffer set) filled the same values in another order (for an even s, neighbours swapped).
 template <typename T>
 __global__ void fill_random_kernel(T* data, std::uint64_t count, std::uint64_t seed) {
+  const std::uint64_t key = splitmix64(seed);
   for (std::uint64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += std::uint64_t(gridDim.x) * blockDim.x) {
-    const std::uint64_t bits = splitmix64(seed ^ i);
+    const std::uint64_t bits = splitmix64(key ^ i);
     const double unit = static_cast<double>(bits >> 11) * 0x1p-53;  // [0, 1)
     if constexpr (sizeof(T) == 8) data[i] = 2.0 * unit - 1.0;
     else data[i] = from_float<T>(static_cast<float>(2.0 * unit - 1.0));
