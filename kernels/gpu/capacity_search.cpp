@@ -43,6 +43,22 @@ void release_all(DeviceAllocator& allocator, ChunkedAllocation& held) {
   held = {};
 }
 
+HeldChunks::HeldChunks(HeldChunks&& other) noexcept
+    : allocator_(std::exchange(other.allocator_, nullptr)), held_(std::exchange(other.held_, {})) {}
+
+HeldChunks& HeldChunks::operator=(HeldChunks&& other) noexcept {
+  if (this != &other) {
+    release();
+    allocator_ = std::exchange(other.allocator_, nullptr);
+    held_ = std::exchange(other.held_, {});
+  }
+  return *this;
+}
+
+void HeldChunks::release() {
+  if (allocator_) release_all(*allocator_, held_);
+}
+
 CapacityReport measure_capacity(DeviceAllocator& allocator, std::uint64_t total_bytes, std::uint64_t granularity_bytes,
                                 std::uint64_t chunk_bytes) {
   CapacityReport report;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nodeaudit::gpu {
@@ -35,6 +36,27 @@ struct ChunkedAllocation {
 ChunkedAllocation allocate_in_chunks(DeviceAllocator& allocator, std::uint64_t chunk_bytes,
                                      std::uint64_t min_chunk_bytes);
 void release_all(DeviceAllocator& allocator, ChunkedAllocation& held);
+
+// Owns a chunked allocation and releases it when it goes out of scope, so a CUDA failure (an
+// exception) or an early return inside a probe never leaves the device's memory held.
+class HeldChunks {
+ public:
+  HeldChunks() = default;
+  HeldChunks(DeviceAllocator& allocator, ChunkedAllocation held) : allocator_(&allocator), held_(std::move(held)) {}
+  ~HeldChunks() { release(); }
+  HeldChunks(HeldChunks&& other) noexcept;
+  HeldChunks& operator=(HeldChunks&& other) noexcept;
+  HeldChunks(const HeldChunks&) = delete;
+  HeldChunks& operator=(const HeldChunks&) = delete;
+
+  const ChunkedAllocation& chunks() const { return held_; }
+  // Releases everything now (idempotent).
+  void release();
+
+ private:
+  DeviceAllocator* allocator_ = nullptr;
+  ChunkedAllocation held_;
+};
 
 struct CapacityReport {
   std::uint64_t total_bytes = 0;          // the device's total memory

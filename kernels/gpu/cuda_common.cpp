@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -91,17 +92,24 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
 }
 
 TimedStream::TimedStream(int device) : device_(device) {
-  check_cuda(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
-  check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-  check_cuda(cudaEventCreate(&begin_), "cudaEventCreate");
-  check_cuda(cudaEventCreate(&end_), "cudaEventCreate");
+  try {
+    check_cuda(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
+    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), fmt::format("cudaStreamCreateWithFlags(GPU {})", device));
+    check_cuda(cudaEventCreate(&begin_), fmt::format("cudaEventCreate(GPU {})", device));
+    check_cuda(cudaEventCreate(&end_), fmt::format("cudaEventCreate(GPU {})", device));
+  } catch (...) {
+    release();  // a throwing constructor runs no destructor
+    throw;
+  }
 }
 
-TimedStream::~TimedStream() {
+TimedStream::~TimedStream() { release(); }
+
+void TimedStream::release() {
   cudaSetDevice(device_);
-  if (begin_) cudaEventDestroy(begin_);
-  if (end_) cudaEventDestroy(end_);
-  if (stream_) cudaStreamDestroy(stream_);
+  if (begin_) cudaEventDestroy(std::exchange(begin_, nullptr));
+  if (end_) cudaEventDestroy(std::exchange(end_, nullptr));
+  if (stream_) cudaStreamDestroy(std::exchange(stream_, nullptr));
 }
 
 void TimedStream::start() { check_cuda(cudaEventRecord(begin_, stream_), fmt::format("cudaEventRecord(GPU {})", device_)); }
@@ -115,6 +123,11 @@ double TimedStream::elapsed_s() {
 }
 
 void* CudaAllocator::allocate(std::uint64_t bytes) {
+  // The allocator's device, not whichever one a multi-GPU loop left current.
+  if (const cudaError_t set = cudaSetDevice(device_); set != cudaSuccess) {
+    error_ = describe_cuda_error(fmt::format("cudaSetDevice({})", device_), set);
+    return nullptr;
+  }
   void* p = nullptr;
   const cudaError_t code = cudaMalloc(&p, bytes);
   if (code == cudaSuccess) return p;
@@ -127,6 +140,7 @@ void* CudaAllocator::allocate(std::uint64_t bytes) {
 }
 
 void CudaAllocator::release(void* pointer) {
+  cudaSetDevice(device_);  // a failure here shows in cudaFree's result
   const cudaError_t code = cudaFree(pointer);
   if (code != cudaSuccess && error_.empty()) error_ = describe_cuda_error("cudaFree", code);
 }

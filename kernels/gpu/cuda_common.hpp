@@ -72,6 +72,7 @@ class TimedStream {
   double elapsed_s();  // synchronizes on the stop event
 
  private:
+  void release();
   int device_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t begin_ = nullptr, end_ = nullptr;

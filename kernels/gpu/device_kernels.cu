@@ -6,6 +6,9 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
+#include <string>
+#include <type_traits>
+
 #include "cuda_check.hpp"
 
 namespace nodeaudit::gpu {
@@ -32,10 +35,13 @@ __device__ double to_double(T v) { return static_cast<double>(static_cast<float>
 template <>
 __device__ double to_double<double>(double v) { return v; }
 
+// The seed is hashed before it meets the index: with splitmix64(seed ^ i), seeds s and s+1 (A and
+// B of one buffer set) filled the same values in another order (for an even s, neighbours swapped).
 template <typename T>
 __global__ void fill_random_kernel(T* data, std::uint64_t count, std::uint64_t seed) {
+  const std::uint64_t key = splitmix64(seed);
   for (std::uint64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += std::uint64_t(gridDim.x) * blockDim.x) {
-    const std::uint64_t bits = splitmix64(seed ^ i);
+    const std::uint64_t bits = splitmix64(key ^ i);
     const double unit = static_cast<double>(bits >> 11) * 0x1p-53;  // [0, 1)
     if constexpr (sizeof(T) == 8) data[i] = 2.0 * unit - 1.0;
     else data[i] = from_float<T>(static_cast<float>(2.0 * unit - 1.0));
@@ -174,6 +180,26 @@ void launch_check_pattern(const std::uint64_t* words, std::uint64_t count, std::
                           std::uint64_t pass_seed, unsigned long long* counters, cudaStream_t stream) {
   check_pattern_kernel<<<grid_for(count), block_size, 0, stream>>>(words, count, first_index, pattern, pass_seed, counters);
   check_launch("check_pattern_kernel launch");
+}
+
+void load_kernels_on_current_device() {
+  cudaFuncAttributes attributes{};
+  auto load = [&](const void* kernel, const char* name) {
+    check_cuda(cudaFuncGetAttributes(&attributes, kernel), std::string("cudaFuncGetAttributes(") + name + ")");
+  };
+  for (Storage storage : {Storage::f64, Storage::f32, Storage::f16, Storage::bf16, Storage::e4m3})
+    dispatch(storage, [&](auto* typed) {
+      using T = std::remove_pointer_t<decltype(typed)>;
+      load(reinterpret_cast<const void*>(&fill_random_kernel<T>), "fill_random_kernel");
+      load(reinterpret_cast<const void*>(&to_double_kernel<T>), "to_double_kernel");
+      load(reinterpret_cast<const void*>(&mismatch_kernel<T>), "mismatch_kernel");
+    });
+  load(reinterpret_cast<const void*>(&copy_kernel), "copy_kernel");
+  load(reinterpret_cast<const void*>(&triad_kernel), "triad_kernel");
+  load(reinterpret_cast<const void*>(&fill_float_kernel), "fill_float_kernel");
+  load(reinterpret_cast<const void*>(&not_equal_kernel), "not_equal_kernel");
+  load(reinterpret_cast<const void*>(&write_pattern_kernel), "write_pattern_kernel");
+  load(reinterpret_cast<const void*>(&check_pattern_kernel), "check_pattern_kernel");
 }
 
 }  // namespace nodeaudit::gpu

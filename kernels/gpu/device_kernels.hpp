@@ -37,4 +37,10 @@ void launch_check_pattern(const std::uint64_t* words, std::uint64_t count, std::
                           std::uint64_t pass_seed, unsigned long long* counters, cudaStream_t stream);
 inline constexpr int max_reported_addresses = 16;
 
+// Loads every kernel of device_kernels.cu into the current device's context now. With lazy loading
+// (the default since CUDA 12.2) a kernel is loaded at its first launch and loading needs device
+// memory: a probe that first allocates all free memory (memory integrity) would otherwise see its
+// first launch fail with out-of-memory. Call with the device current, before the big allocation.
+void load_kernels_on_current_device();
+
 }  // namespace nodeaudit::gpu

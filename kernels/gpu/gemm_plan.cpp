@@ -92,6 +92,13 @@ std::uint64_t gemm_bytes(const GemmShape& shape, Dtype dtype) {
   return (m * k + k * n) * input_element_bytes(dtype) + m * n * output_element_bytes(dtype);
 }
 
+int products_per_timing(double seconds_per_product, double target_s) {
+  constexpr int most = 64;
+  if (!(seconds_per_product > 0)) return most;
+  const double wanted = std::ceil(target_s / seconds_per_product);
+  return wanted <= 1 ? 1 : wanted >= most ? most : static_cast<int>(wanted);
+}
+
 std::vector<GemmShape> shape_candidates(Dtype dtype, std::int64_t base, int copies, std::uint64_t memory_budget_bytes) {
   base = std::max<std::int64_t>(256, base / 256 * 256);
   const std::int64_t half = std::max<std::int64_t>(256, base / 2 / 256 * 256);

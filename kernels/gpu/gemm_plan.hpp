@@ -44,6 +44,11 @@ double gemm_flops(const GemmShape& shape);
 // Device bytes of A, B and C for one product.
 std::uint64_t gemm_bytes(const GemmShape& shape, Dtype dtype);
 
+// Products per timed repetition: enough that one timing spans about `target_s` of device work, so
+// the host's launch latency before the first product starts (microseconds, inside the timing) is a
+// negligible share. From the seconds of one warm-up product; 1 to 64; 64 when that time is 0.
+int products_per_timing(double seconds_per_product, double target_s);
+
 // A handful of large candidates, all multiples of 256, in the spirit of maximum-achievable-matmul
 // finders: square sizes plus tall/wide variants around `base` (e.g. 8192). Candidates whose
 // `copies` sets of A, B and C do not fit in `memory_budget_bytes` are dropped.

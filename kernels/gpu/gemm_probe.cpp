@@ -1,6 +1,7 @@
 // gpu.gemm — cuBLASLt matmul per dtype on every selected GPU at once.
 //
-// Formula: tflops = 2*M*N*K / time / 1e12, time from CUDA events around one product after warm-up.
+// Formula: tflops = 2*M*N*K * products / time / 1e12, time from CUDA events around a batch of
+// products (about 10 ms of work, so the launch latency inside the timing is negligible) after warm-up.
 // Per dtype a short shape search (0.5x, 1x, 1.5x the base size and tall/wide 2x variants, all
 // multiples of 256) keeps the shape with the best mean rate over the GPUs; that shape is then
 // measured under the level's repetition policy. pct_of_peak uses the datasheet table (unknown
@@ -9,7 +10,9 @@
 // (two buffer sets rotate); clocks ramp (warm-up); fp8 needs sm_89+ and the TN layout.
 // Correctness after timing: 8x8 elements of one product against a float64 CPU reference within the
 // dtype's tolerance, and two repeated products compared element by element; any mismatch is a fail.
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <memory>
 
 #include <fmt/format.h>
@@ -26,6 +29,7 @@ namespace {
 
 constexpr int buffer_copies = 2;
 constexpr int search_repetitions = 3;
+constexpr double timing_target_s = 0.01;
 
 using Runners = std::vector<std::unique_ptr<LtGemm>>;
 
@@ -35,11 +39,11 @@ Runners make_runners(const std::vector<int>& devices, Dtype dtype, const GemmSha
   return runners;
 }
 
-// Runs one product on every GPU at once; returns each GPU's event-timed seconds.
-std::vector<double> product_on_all(Runners& runners) {
+// Runs `products` products on every GPU at once; returns each GPU's event-timed seconds.
+std::vector<double> products_on_all(Runners& runners, int products) {
   for (auto& r : runners) {
     r->stream().start();
-    r->enqueue(1);
+    r->enqueue(products);
     r->stream().stop();
   }
   std::vector<double> seconds;
@@ -47,17 +51,34 @@ std::vector<double> product_on_all(Runners& runners) {
   return seconds;
 }
 
-GemmShape search_shape(const std::vector<int>& devices, Dtype dtype, const std::vector<GemmShape>& candidates,
-                       ProbeContext& ctx, nlohmann::json& search_log) {
-  GemmShape best = candidates.front();
-  double best_tflops = 0;
+// Warm-up on every GPU; returns the products per timed repetition. The first product's launch
+// loads the cuBLASLt kernel (lazy loading) inside its timing, so the batch is sized on the second.
+int warm_up(Runners& runners) {
+  products_on_all(runners, 1);
+  const std::vector<double> seconds = products_on_all(runners, 1);
+  return products_per_timing(*std::max_element(seconds.begin(), seconds.end()), timing_target_s);
+}
+
+// The candidate with the best mean rate; std::nullopt when stopped first or when cuBLASLt has an
+// algorithm for none of them (each such candidate's reason is in the search log).
+std::optional<GemmShape> search_shape(const std::vector<int>& devices, Dtype dtype, const std::vector<GemmShape>& candidates,
+                                      ProbeContext& ctx, nlohmann::json& search_log) {
+  std::optional<GemmShape> best;
+  double best_tflops = -1;
   for (const GemmShape& shape : candidates) {
     if (ctx.should_stop()) break;
-    Runners runners = make_runners(devices, dtype, shape);
-    product_on_all(runners);  // warm-up
+    Runners runners;
+    try {
+      runners = make_runners(devices, dtype, shape);
+    } catch (const NoAlgorithm& e) {
+      search_log[to_string(shape)] = e.what();
+      continue;
+    }
+    const int products = warm_up(runners);
     double sum_tflops = 0;
     for (int rep = 0; rep < search_repetitions; ++rep)
-      for (double s : product_on_all(runners)) sum_tflops += gemm_flops(shape) / s / 1e12;
+      for (double s : products_on_all(runners, products))
+        if (s > 0) sum_tflops += gemm_flops(shape) * products / s / 1e12;
     const double mean = sum_tflops / (search_repetitions * static_cast<double>(devices.size()));
     search_log[to_string(shape)] = mean;
     if (mean > best_tflops) best_tflops = mean, best = shape;
@@ -113,19 +134,28 @@ bool measure_dtype(ProbeContext& ctx, Dtype dtype, const std::vector<int>& all_d
     return true;
   }
   nlohmann::json& log = ctx.info()["shape_search"][to_string(dtype)];
-  const GemmShape best = search_shape(devices, dtype, candidates, ctx, log);
+  const std::optional<GemmShape> found = search_shape(devices, dtype, candidates, ctx, log);
+  if (!found) {
+    if (ctx.should_stop()) return false;
+    ctx.info()["skipped_dtypes"][to_string(dtype)]["all"] = "cuBLASLt has no algorithm for any candidate shape (see shape_search)";
+    return true;
+  }
+  const GemmShape best = *found;
   ctx.info()["best_shape"][to_string(dtype)] = to_string(best);
   Runners runners = make_runners(devices, dtype, best);
+  const int products = warm_up(runners);
+  ctx.info()["products_per_timing"][to_string(dtype)] = products;
+  const double flops = gemm_flops(best) * products;
   std::vector<Measurement> per_gpu(devices.size());
   const Measurement all = ctx.repeat(ctx.policy(), [&] {
-    const std::vector<double> seconds = product_on_all(runners);
+    const std::vector<double> seconds = products_on_all(runners, products);
     double slowest = 0;
     for (std::size_t g = 0; g < seconds.size(); ++g) {
       per_gpu[g].seconds.push_back(seconds[g]);
-      per_gpu[g].work.push_back(Work{.flops = gemm_flops(best), .elapsed_s = seconds[g]});
+      per_gpu[g].work.push_back(Work{.flops = flops, .elapsed_s = seconds[g]});
       slowest = std::max(slowest, seconds[g]);
     }
-    return Work{.flops = gemm_flops(best) * static_cast<double>(seconds.size()), .elapsed_s = slowest};
+    return Work{.flops = flops * static_cast<double>(seconds.size()), .elapsed_s = slowest};
   });
   // The harness keeps only timed repetitions: drop the warm-up entries recorded above.
   for (auto& m : per_gpu) {

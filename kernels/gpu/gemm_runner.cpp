@@ -27,6 +27,10 @@ LtTypes lt_types(Dtype dtype) {
   return {};
 }
 
+struct PreferenceDeleter {
+  void operator()(cublasLtMatmulPreferenceOpaque_t* preference) const { cublasLtMatmulPreferenceDestroy(preference); }
+};
+
 cublasLtMatrixLayout_t make_layout(cudaDataType_t type, std::int64_t rows, std::int64_t cols) {
   cublasLtMatrixLayout_t layout = nullptr;
   check_cublas(cublasLtMatrixLayoutCreate(&layout, type, static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(cols), rows),
@@ -38,6 +42,14 @@ cublasLtMatrixLayout_t make_layout(cudaDataType_t type, std::int64_t rows, std::
 void check_cublas(cublasStatus_t status, const std::string& call) {
   if (status != CUBLAS_STATUS_SUCCESS)
     throw CudaFailure(fmt::format("{} failed: {} ({})", call, cublasGetStatusString(status), static_cast<int>(status)));
+}
+
+LtObjects::~LtObjects() {
+  if (layout_a) cublasLtMatrixLayoutDestroy(layout_a);
+  if (layout_b) cublasLtMatrixLayoutDestroy(layout_b);
+  if (layout_c) cublasLtMatrixLayoutDestroy(layout_c);
+  if (desc) cublasLtMatmulDescDestroy(desc);
+  if (handle) cublasLtDestroy(handle);
 }
 
 Storage input_storage(Dtype dtype) {
@@ -67,35 +79,33 @@ LtGemm::LtGemm(int device, Dtype dtype, GemmShape shape, int copies, std::uint64
   workspace_ = DeviceBuffer(device, workspace_bytes);
   counter_ = DeviceBuffer(device, sizeof(unsigned long long));
   const LtTypes t = lt_types(dtype);
-  check_cublas(cublasLtCreate(&handle_), "cublasLtCreate");
-  check_cublas(cublasLtMatmulDescCreate(&desc_, t.compute, t.scale), "cublasLtMatmulDescCreate");
+  check_cublas(cublasLtCreate(&lt_.handle), "cublasLtCreate");
+  check_cublas(cublasLtMatmulDescCreate(&lt_.desc, t.compute, t.scale), "cublasLtMatmulDescCreate");
   const cublasOperation_t transpose = CUBLAS_OP_T, keep = CUBLAS_OP_N;
-  check_cublas(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &transpose, sizeof transpose), "set TRANSA");
-  check_cublas(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &keep, sizeof keep), "set TRANSB");
-  layout_a_ = make_layout(t.input, shape.k, shape.m);
-  layout_b_ = make_layout(t.input, shape.k, shape.n);
-  layout_c_ = make_layout(t.output, shape.m, shape.n);
-  cublasLtMatmulPreference_t preference = nullptr;
-  check_cublas(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
-  check_cublas(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes,
+  check_cublas(cublasLtMatmulDescSetAttribute(lt_.desc, CUBLASLT_MATMUL_DESC_TRANSA, &transpose, sizeof transpose), "set TRANSA");
+  check_cublas(cublasLtMatmulDescSetAttribute(lt_.desc, CUBLASLT_MATMUL_DESC_TRANSB, &keep, sizeof keep), "set TRANSB");
+  lt_.layout_a = make_layout(t.input, shape.k, shape.m);
+  lt_.layout_b = make_layout(t.input, shape.k, shape.n);
+  lt_.layout_c = make_layout(t.output, shape.m, shape.n);
+  cublasLtMatmulPreference_t raw_preference = nullptr;
+  check_cublas(cublasLtMatmulPreferenceCreate(&raw_preference), "cublasLtMatmulPreferenceCreate");
+  const std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, PreferenceDeleter> preference(raw_preference);
+  check_cublas(cublasLtMatmulPreferenceSetAttribute(preference.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes,
                                                     sizeof workspace_bytes),
                "set MAX_WORKSPACE_BYTES");
   int found = 0;
-  const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(handle_, desc_, layout_a_, layout_b_, layout_c_, layout_c_,
-                                                               preference, 1, &heuristic_, &found);
-  cublasLtMatmulPreferenceDestroy(preference);
+  const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(lt_.handle, lt_.desc, lt_.layout_a, lt_.layout_b, lt_.layout_c,
+                                                               lt_.layout_c, preference.get(), 1, &heuristic_, &found);
+  if (status == CUBLAS_STATUS_NOT_SUPPORTED)
+    throw NoAlgorithm(fmt::format("cublasLtMatmulAlgoGetHeuristic({} {} on GPU {}): not supported", to_string(dtype),
+                                  to_string(shape), device));
   check_cublas(status, fmt::format("cublasLtMatmulAlgoGetHeuristic({} {})", to_string(dtype), to_string(shape)));
-  if (found == 0) throw CudaFailure(fmt::format("cublasLtMatmulAlgoGetHeuristic({} {}): no algorithm", to_string(dtype), to_string(shape)));
+  if (found == 0) throw NoAlgorithm(fmt::format("cublasLtMatmulAlgoGetHeuristic({} {}): no algorithm", to_string(dtype), to_string(shape)));
 }
 
 LtGemm::~LtGemm() {
   cudaSetDevice(device_);
-  cudaStreamSynchronize(stream_.stream());
-  if (layout_a_) cublasLtMatrixLayoutDestroy(layout_a_);
-  if (layout_b_) cublasLtMatrixLayoutDestroy(layout_b_);
-  if (layout_c_) cublasLtMatrixLayoutDestroy(layout_c_);
-  if (desc_) cublasLtMatmulDescDestroy(desc_);
-  if (handle_) cublasLtDestroy(handle_);
+  cudaStreamSynchronize(stream_.stream());  // no product may still use the buffers or the descriptors
 }
 
 void LtGemm::run_product(int copy, void* output) {
@@ -105,8 +115,8 @@ void LtGemm::run_product(int copy, void* output) {
   const void* alpha = wide ? static_cast<const void*>(&one64) : &one32;
   const void* beta = wide ? static_cast<const void*>(&zero64) : &zero32;
   const auto c = static_cast<std::size_t>(copy);
-  check_cublas(cublasLtMatmul(handle_, desc_, alpha, a_[c].get(), layout_a_, b_[c].get(), layout_b_, beta, output, layout_c_,
-                              output, layout_c_, &heuristic_.algo, workspace_.get(), workspace_bytes, stream_.stream()),
+  check_cublas(cublasLtMatmul(lt_.handle, lt_.desc, alpha, a_[c].get(), lt_.layout_a, b_[c].get(), lt_.layout_b, beta, output,
+                              lt_.layout_c, output, lt_.layout_c, &heuristic_.algo, workspace_.get(), workspace_bytes, stream_.stream()),
                fmt::format("cublasLtMatmul({} {} on GPU {})", to_string(dtype_), to_string(shape_), device_));
 }
 

@@ -18,6 +18,25 @@ namespace nodeaudit::gpu {
 Storage input_storage(Dtype dtype);
 Storage output_storage(Dtype dtype);
 
+// cuBLASLt has no algorithm for this dtype and shape on this GPU (heuristic: none found or
+// CUBLAS_STATUS_NOT_SUPPORTED): the dtype or shape is skipped with this reason, the rest run.
+class NoAlgorithm : public CudaFailure {
+ public:
+  using CudaFailure::CudaFailure;
+};
+
+// The cuBLASLt objects of one LtGemm, destroyed by their own destructor so that a constructor
+// that throws half-way (no algorithm for a shape, a failed call) leaks none of them.
+struct LtObjects {
+  cublasLtHandle_t handle = nullptr;
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t layout_a = nullptr, layout_b = nullptr, layout_c = nullptr;
+  LtObjects() = default;
+  ~LtObjects();
+  LtObjects(const LtObjects&) = delete;
+  LtObjects& operator=(const LtObjects&) = delete;
+};
+
 class LtGemm {
  public:
   LtGemm(int device, Dtype dtype, GemmShape shape, int copies, std::uint64_t seed);
@@ -45,10 +64,8 @@ class LtGemm {
   GemmShape shape_;
   TimedStream stream_;
   std::vector<DeviceBuffer> a_, b_, c_;
-  DeviceBuffer workspace_, scratch_, counter_;
-  cublasLtHandle_t handle_ = nullptr;
-  cublasLtMatmulDesc_t desc_ = nullptr;
-  cublasLtMatrixLayout_t layout_a_ = nullptr, layout_b_ = nullptr, layout_c_ = nullptr;
+  DeviceBuffer workspace_, counter_;
+  LtObjects lt_;  // declared after the buffers: destroyed before them
   cublasLtMatmulHeuristicResult_t heuristic_{};
   int next_copy_ = 0;
 };

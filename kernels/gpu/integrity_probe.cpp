@@ -5,7 +5,9 @@
 // read every word back and count the words that differ. bytes_tested = bytes held * patterns *
 // passes; errors = bad words. The first bad addresses go into the finding.
 // Pitfalls: testing a small corner misses bad rows (so all allocatable memory is used); the
-// random seed changes every pass so a stuck bit that matches one pass is caught in the next.
+// random seed changes every pass so a stuck bit that matches one pass is caught in the next;
+// with lazy module loading a kernel's first launch needs device memory, so the kernels are loaded
+// before the memory is taken; the held memory is released however the probe ends (RAII).
 // Passes continue until --passes or --duration, whichever comes first (soak: the budget).
 #include <chrono>
 
@@ -22,7 +24,7 @@ namespace {
 struct GpuTest {
   int device;
   std::unique_ptr<CudaAllocator> allocator;
-  ChunkedAllocation held;
+  HeldChunks held;  // after `allocator`: released before the allocator goes
   std::unique_ptr<TimedStream> stream;
   DeviceBuffer counters;
   PatternErrors errors;
@@ -30,22 +32,24 @@ struct GpuTest {
 };
 
 void run_pattern(GpuTest& t, Pattern pattern, std::uint64_t seed) {
+  const ChunkedAllocation& held = t.held.chunks();
   std::uint64_t first_index = 0;
-  for (std::size_t i = 0; i < t.held.pointers.size(); ++i) {
-    const std::uint64_t words = t.held.sizes[i] / 8;
-    launch_write_pattern(static_cast<std::uint64_t*>(t.held.pointers[i]), words, first_index, pattern, seed, t.stream->stream());
+  for (std::size_t i = 0; i < held.pointers.size(); ++i) {
+    const std::uint64_t words = held.sizes[i] / 8;
+    launch_write_pattern(static_cast<std::uint64_t*>(held.pointers[i]), words, first_index, pattern, seed, t.stream->stream());
     first_index += words;
   }
   first_index = 0;
-  for (std::size_t i = 0; i < t.held.pointers.size(); ++i) {
-    const std::uint64_t words = t.held.sizes[i] / 8;
-    launch_check_pattern(static_cast<const std::uint64_t*>(t.held.pointers[i]), words, first_index, pattern, seed,
+  for (std::size_t i = 0; i < held.pointers.size(); ++i) {
+    const std::uint64_t words = held.sizes[i] / 8;
+    launch_check_pattern(static_cast<const std::uint64_t*>(held.pointers[i]), words, first_index, pattern, seed,
                          static_cast<unsigned long long*>(t.counters.get()), t.stream->stream());
     first_index += words;
   }
 }
 
 void collect(GpuTest& t) {
+  check_cuda(cudaSetDevice(t.device), fmt::format("cudaSetDevice({})", t.device));
   unsigned long long host[1 + max_reported_addresses] = {};
   check_cuda(cudaMemcpyAsync(host, t.counters.get(), sizeof host, cudaMemcpyDeviceToHost, t.stream->stream()), "cudaMemcpyAsync(D2H)");
   check_cuda(cudaStreamSynchronize(t.stream->stream()), fmt::format("cudaStreamSynchronize(GPU {})", t.device));
@@ -67,8 +71,12 @@ Outcome run_memory_integrity(ProbeContext& ctx) {
       GpuTest t{d, std::make_unique<CudaAllocator>(d)};
       t.stream = std::make_unique<TimedStream>(d);
       t.counters = DeviceBuffer(d, 8 * (1 + max_reported_addresses));
-      check_cuda(cudaMemset(t.counters.get(), 0, t.counters.bytes()), "cudaMemset");
-      t.held = allocate_in_chunks(*t.allocator, 1ull << 30, 2ull << 20);
+      // On the probe's own stream: a cudaMemset on the legacy stream is not ordered with a
+      // non-blocking stream. Synchronized so the device work is done before the memory is taken.
+      check_cuda(cudaMemsetAsync(t.counters.get(), 0, t.counters.bytes(), t.stream->stream()), "cudaMemsetAsync");
+      check_cuda(cudaStreamSynchronize(t.stream->stream()), "cudaStreamSynchronize");
+      load_kernels_on_current_device();
+      t.held = HeldChunks(*t.allocator, allocate_in_chunks(*t.allocator, 1ull << 30, 2ull << 20));
       if (!t.allocator->error().empty()) return Outcome::failed(t.allocator->error());
       tests.push_back(std::move(t));
     }
@@ -81,7 +89,7 @@ Outcome run_memory_integrity(ProbeContext& ctx) {
           check_cuda(cudaSetDevice(t.device), "cudaSetDevice");
           run_pattern(t, p, splitmix64(static_cast<std::uint64_t>(passes) * 3 + static_cast<std::uint64_t>(p)));
         }
-        for (auto& t : tests) collect(t), t.bytes_tested += static_cast<double>(t.held.total_bytes);
+        for (auto& t : tests) collect(t), t.bytes_tested += static_cast<double>(t.held.chunks().total_bytes);
       }
       if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > budget_s) { ++passes; break; }
     }
@@ -90,13 +98,13 @@ Outcome run_memory_integrity(ProbeContext& ctx) {
       const Labels labels{{"gpu", std::to_string(t.device)}};
       ctx.add_value("bytes_tested", unit::bytes, Better::higher, t.bytes_tested, labels);
       ctx.add_value("errors", unit::count, Better::lower, static_cast<double>(t.errors.errors), labels);
-      ctx.info()["bytes_held"][std::to_string(t.device)] = t.held.total_bytes;
+      ctx.info()["bytes_held"][std::to_string(t.device)] = t.held.chunks().total_bytes;
       if (t.errors.errors) {
         std::string addresses;
         for (auto a : t.errors.first_addresses) addresses += fmt::format("{}0x{:x}", addresses.empty() ? "" : ", ", a);
         ctx.add_finding(Severity::fail, "gpu_memory.errors", fmt::format("GPU {}: {} words read back wrong; first at {}", t.device, t.errors.errors, addresses));
       }
-      release_all(*t.allocator, t.held);
+      t.held.release();
     }
     if (ctx.cancelled()) return Outcome::interrupted();
     for (const auto& t : tests)

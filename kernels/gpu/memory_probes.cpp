@@ -87,6 +87,9 @@ Outcome bandwidth_on(ProbeContext& ctx, const std::vector<int>& devices, std::ui
     if (all.cancelled) return Outcome::interrupted();
   }
   for (std::size_t g = 0; g < devices.size(); ++g) {
+    // A kernel launched into a stream of another device than the current one fails
+    // (cudaErrorInvalidResourceHandle): the timing loop left the last GPU current.
+    check_cuda(cudaSetDevice(devices[g]), fmt::format("cudaSetDevice({})", devices[g]));
     auto* wrong = static_cast<unsigned long long*>(buffers[g].wrong.get());
     check_cuda(cudaMemsetAsync(wrong, 0, 8, streams[g]->stream()), "cudaMemsetAsync");
     launch_count_not_equal(static_cast<float*>(buffers[g].a.get()), floats, 7.0f, wrong, streams[g]->stream());

@@ -9,7 +9,12 @@
 // Pitfalls: pageable copies are staged through a driver buffer and are CPU-bound; a host buffer on
 // the far socket also crosses the inter-socket link, so both host buffers are placed on the GPU's
 // NUMA node (NVML, else sysfs) and the node they really landed on is recorded per GPU in info.
+// A pageable cudaMemcpyAsync returns only once the driver has staged (H2D) or finished (D2H) the
+// copy, so issued from one thread the GPUs would take turns: in concurrent mode each GPU's copy is
+// issued from its own thread.
 #include <cstring>
+#include <exception>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -40,19 +45,41 @@ struct Endpoint {
   std::optional<double> link_gbps;  // encoded bandwidth of one direction at the link's maximum gen x width
 };
 
+// Queues one timed copy on the endpoint's stream (the calling thread's current device is set).
+void issue_copy(Endpoint& e, bool to_device, bool pinned, std::uint64_t bytes) {
+  check_cuda(cudaSetDevice(e.device), fmt::format("cudaSetDevice({})", e.device));
+  void* host = pinned ? e.pinned.data() : e.pageable.data();
+  e.stream->start();
+  check_cuda(to_device ? cudaMemcpyAsync(e.device_buffer.get(), host, bytes, cudaMemcpyHostToDevice, e.stream->stream())
+                       : cudaMemcpyAsync(host, e.device_buffer.get(), bytes, cudaMemcpyDeviceToHost, e.stream->stream()),
+             fmt::format("cudaMemcpyAsync({}, {} bytes, GPU {})", to_device ? "H2D" : "D2H", bytes, e.device));
+  e.stream->stop();
+}
+
+// One copy per endpoint; several endpoints each get their own host thread so that pageable copies,
+// which block the issuing thread, overlap. A failure in any thread is rethrown here.
+void issue_copies(const std::vector<Endpoint*>& ends, bool to_device, bool pinned, std::uint64_t bytes) {
+  if (ends.size() == 1) return issue_copy(*ends.front(), to_device, pinned, bytes);
+  std::vector<std::exception_ptr> errors(ends.size());
+  std::vector<std::thread> threads;
+  for (std::size_t g = 0; g < ends.size(); ++g)
+    threads.emplace_back([&, g] {
+      try {
+        issue_copy(*ends[g], to_device, pinned, bytes);
+      } catch (...) {
+        errors[g] = std::current_exception();
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (const auto& error : errors)
+    if (error) std::rethrow_exception(error);
+}
+
 Outcome copy_measurement(ProbeContext& ctx, std::vector<Endpoint*> ends, bool to_device, bool pinned, const char* mode,
                          std::uint64_t bytes) {
   std::vector<Measurement> per_gpu(ends.size());
   const Measurement all = ctx.repeat(ctx.policy(), [&] {
-    for (Endpoint* e : ends) {
-      check_cuda(cudaSetDevice(e->device), "cudaSetDevice");
-      void* host = pinned ? e->pinned.data() : e->pageable.data();
-      e->stream->start();
-      check_cuda(to_device ? cudaMemcpyAsync(e->device_buffer.get(), host, bytes, cudaMemcpyHostToDevice, e->stream->stream())
-                           : cudaMemcpyAsync(host, e->device_buffer.get(), bytes, cudaMemcpyDeviceToHost, e->stream->stream()),
-                 fmt::format("cudaMemcpyAsync({}, {} bytes, GPU {})", to_device ? "H2D" : "D2H", bytes, e->device));
-      e->stream->stop();
-    }
+    issue_copies(ends, to_device, pinned, bytes);
     double slowest = 0;
     for (std::size_t g = 0; g < ends.size(); ++g) {
       const double s = ends[g]->stream->elapsed_s();

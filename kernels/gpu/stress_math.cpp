@@ -2,10 +2,17 @@
 #include "stress_math.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
 namespace nodeaudit::gpu {
+
+int interval_count(double duration_s, double interval_s) {
+  if (!(interval_s > 0) || !(duration_s >= interval_s)) return 1;
+  // The small slack keeps 300 s / 30 s at 10 despite rounding of parsed durations.
+  return static_cast<int>(std::floor(duration_s / interval_s + 1e-9));
+}
 
 double drop_pct(const std::vector<double>& interval_tflops) {
   if (interval_tflops.size() < 2 || interval_tflops.front() <= 0) return 0;

@@ -11,6 +11,11 @@
 
 namespace nodeaudit::gpu {
 
+// Intervals of `interval_s` that make up a soak of `duration_s`: floor(duration / interval), at
+// least 1. Counted up front: a loop that starts another interval only while elapsed + interval fits
+// drops the last one, because every interval overruns by its verification (30 s at 10 s ran 20 s).
+int interval_count(double duration_s, double interval_s);
+
 // (first - last) / first * 100: how much the last interval lost against the first. 0 for < 2 values.
 double drop_pct(const std::vector<double>& interval_tflops);
 

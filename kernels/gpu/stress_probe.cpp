@@ -1,14 +1,22 @@
-// gpu.stress — sustained GEMM on all selected GPUs for --duration, in intervals of --interval.
+// gpu.stress — sustained GEMM on all selected GPUs for --duration, in floor(duration / interval)
+// intervals of --interval.
 //
-// Per interval and GPU: sustained TFLOP/s = 2*M*N*K * products / event-timed seconds; after each
-// interval two products of the same inputs are compared (burn-in check). Telemetry from NVML is
-// read between batches: throttle_pct = share of readings with a clocks-costing throttle reason
-// (power cap, HW slowdown, thermal, power brake). drop_pct = first -> last interval. A GPU more
+// Per interval and GPU: sustained TFLOP/s = 2*M*N*K * products / event-timed seconds of the whole
+// interval; two batches stay queued on every GPU so it never idles while the host waits, and the
+// interval's events bracket the continuous stream of products. After each interval two products of
+// the same inputs are compared (burn-in check). Telemetry from NVML is read on its own thread
+// (an NVML read takes tens of milliseconds; the GEMM loop must not wait for it): throttle_pct =
+// share of readings with a clocks-costing throttle reason (power cap, HW slowdown, thermal, power
+// brake). drop_pct = first -> last interval. A GPU more
 // than 10% slower than the fastest is a fail finding. Memory health (volatile uncorrectable ECC count,
 // retired pages, remapped rows, pending/failed remaps) is read before and after the soak; anything
 // that got worse under load is a fail finding naming the before -> after counts.
 // Pitfalls: the first interval includes clock ramp-up; a short --duration hides thermal throttling.
+#include <array>
+#include <atomic>
 #include <chrono>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -48,23 +56,93 @@ void check_health(ProbeContext& ctx, const Nvml& nvml, const std::vector<Stresse
   }
 }
 
-void run_interval(std::vector<StressedGpu>& gpus, const Nvml& nvml, double interval_s, const ProbeContext& ctx) {
-  std::vector<double> seconds(gpus.size(), 0);
-  std::vector<int> products(gpus.size(), 0);
-  const auto start = std::chrono::steady_clock::now();
-  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < interval_s && !ctx.should_stop()) {
-    for (auto& g : gpus) g.gemm->stream().start(), g.gemm->enqueue(batch_products), g.gemm->stream().stop();
-    for (std::size_t i = 0; i < gpus.size(); ++i) {
-      seconds[i] += gpus[i].gemm->stream().elapsed_s();
-      products[i] += batch_products;
-      if (gpus[i].nvml_index) gpus[i].throttle_masks.push_back(nvml.read(*gpus[i].nvml_index).throttle_reasons);
+// Two events per GPU marking the end of the last two queued batches: before a batch is queued the
+// host waits for the one queued two batches earlier, so one batch is always running or ready while
+// the host queues the next, and the queue never grows past two batches (the interval ends on time).
+class BatchFences {
+ public:
+  explicit BatchFences(int device) : device_(device) {
+    check_cuda(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
+    for (cudaEvent_t& e : events_) check_cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  }
+  ~BatchFences() {
+    for (cudaEvent_t e : events_)
+      if (e) cudaEventDestroy(e);
+  }
+  BatchFences(const BatchFences&) = delete;
+  BatchFences& operator=(const BatchFences&) = delete;
+  // Waits until at most one batch is still queued.
+  void wait_for_room() {
+    if (recorded_[next_])
+      check_cuda(cudaEventSynchronize(events_[next_]), fmt::format("cudaEventSynchronize(GPU {})", device_));
+  }
+  void mark_batch_end(cudaStream_t stream) {
+    check_cuda(cudaEventRecord(events_[next_], stream), fmt::format("cudaEventRecord(GPU {})", device_));
+    recorded_[next_] = true;
+    next_ ^= 1;
+  }
+
+ private:
+  int device_;
+  std::array<cudaEvent_t, 2> events_{};
+  std::array<bool, 2> recorded_{};
+  int next_ = 0;
+};
+
+// Reads each GPU's NVML clocks-event mask every `period_s` on its own thread until stopped.
+class ThrottleWatch {
+ public:
+  ThrottleWatch(const Nvml& nvml, std::vector<std::optional<int>> indices, double period_s)
+      : nvml_(nvml), indices_(std::move(indices)), masks_(indices_.size()) {
+    thread_ = std::thread([this, period_s] { loop(period_s); });
+  }
+  ~ThrottleWatch() { stop(); }
+  ThrottleWatch(const ThrottleWatch&) = delete;
+  ThrottleWatch& operator=(const ThrottleWatch&) = delete;
+  void stop() {
+    running_ = false;
+    if (thread_.joinable()) thread_.join();
+  }
+  // Per GPU, in the order of `indices`; call after stop().
+  const std::vector<std::vector<std::optional<unsigned long long>>>& masks() const { return masks_; }
+
+ private:
+  void loop(double period_s) {
+    using clock = std::chrono::steady_clock;
+    while (running_) {
+      const auto next = clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(period_s));
+      for (std::size_t i = 0; i < indices_.size() && running_; ++i)
+        if (indices_[i]) masks_[i].push_back(nvml_.read(*indices_[i]).throttle_reasons);
+      while (running_ && clock::now() < next) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }
-  for (std::size_t i = 0; i < gpus.size(); ++i) {
-    if (products[i] == 0) continue;
-    gpus[i].intervals.seconds.push_back(seconds[i]);
-    gpus[i].intervals.work.push_back(Work{.flops = gemm_flops(gpus[i].gemm->shape()) * products[i], .elapsed_s = seconds[i]});
-    gpus[i].mismatches += gpus[i].gemm->check_repeatability();
+  const Nvml& nvml_;
+  std::vector<std::optional<int>> indices_;
+  std::vector<std::vector<std::optional<unsigned long long>>> masks_;
+  std::atomic<bool> running_{true};
+  std::thread thread_;
+};
+
+void run_interval(std::vector<StressedGpu>& gpus, std::vector<std::unique_ptr<BatchFences>>& fences, double interval_s,
+                  const ProbeContext& ctx) {
+  int products = 0;
+  for (auto& g : gpus) g.gemm->stream().start();
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < interval_s && !ctx.should_stop()) {
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      fences[i]->wait_for_room();
+      gpus[i].gemm->enqueue(batch_products);
+      fences[i]->mark_batch_end(gpus[i].gemm->stream().stream());
+    }
+    products += batch_products;
+  }
+  for (auto& g : gpus) g.gemm->stream().stop();
+  for (auto& g : gpus) {
+    const double seconds = g.gemm->stream().elapsed_s();  // waits for every queued batch
+    if (products == 0) continue;
+    g.intervals.seconds.push_back(seconds);
+    g.intervals.work.push_back(Work{.flops = gemm_flops(g.gemm->shape()) * products, .elapsed_s = seconds});
+    g.mismatches += g.gemm->check_repeatability();
   }
 }
 
@@ -107,9 +185,17 @@ Outcome run_stress(ProbeContext& ctx) {
     }
     if (!nvml.available()) ctx.info()["telemetry_note"] = nvml.why_unavailable();
     for (auto& g : gpus) g.health_before = read_health(nvml, g.nvml_index);
-    const auto start = std::chrono::steady_clock::now();
-    while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() + interval_s <= duration_s + 1e-9 && !ctx.should_stop())
-      run_interval(gpus, nvml, interval_s, ctx);
+    std::vector<std::unique_ptr<BatchFences>> fences;
+    std::vector<std::optional<int>> indices;
+    for (auto& g : gpus) fences.push_back(std::make_unique<BatchFences>(g.gemm->device())), indices.push_back(g.nvml_index);
+    // One product each first: its launch loads the cuBLASLt kernel (lazy loading), which would
+    // otherwise sit inside the first interval's timing.
+    for (auto& g : gpus) g.gemm->timed(1);
+    ThrottleWatch watch(nvml, indices, 0.5);
+    const int intervals = interval_count(duration_s, interval_s);
+    for (int i = 0; i < intervals && !ctx.should_stop(); ++i) run_interval(gpus, fences, interval_s, ctx);
+    watch.stop();
+    for (std::size_t i = 0; i < gpus.size(); ++i) gpus[i].throttle_masks = watch.masks()[i];
     record(ctx, gpus, dtype);
     check_health(ctx, nvml, gpus);
     if (ctx.cancelled()) return Outcome::interrupted();

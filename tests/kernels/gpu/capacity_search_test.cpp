@@ -1,6 +1,9 @@
 // The OOM-edge search against FakeAllocator, a fake device with a fixed pool and fragmentation.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <vector>
+
 #include "capacity_search.hpp"
 
 namespace nodeaudit::gpu {
@@ -60,6 +63,32 @@ TEST(CapacitySearch, DetectsMemoryNotReturned) {
   const CapacityReport r = measure_capacity(fake, 4 * GiB, 2 * MiB, GiB);
   EXPECT_FALSE(memory_returned(r, 0));
   EXPECT_TRUE(memory_returned(r, 2 * MiB));
+}
+
+TEST(CapacitySearch, HeldChunksReleaseOnScopeExitEvenWhenAnExceptionLeavesIt) {
+  FakeAllocator fake(3 * GiB + 4 * MiB, 3 * GiB);
+  try {
+    HeldChunks held(fake, allocate_in_chunks(fake, GiB, 2 * MiB));
+    EXPECT_EQ(held.chunks().total_bytes, 3 * GiB + 4 * MiB);
+    EXPECT_EQ(fake.free_bytes(), 0u);
+    throw std::runtime_error("a CUDA call failed half-way through the patterns");
+  } catch (const std::runtime_error&) {
+  }
+  EXPECT_EQ(fake.free_bytes(), 3 * GiB + 4 * MiB);
+}
+
+TEST(CapacitySearch, HeldChunksReleaseOnceWhenMovedOrReleasedEarly) {
+  FakeAllocator fake(2 * GiB, 2 * GiB);
+  std::vector<HeldChunks> all;
+  all.emplace_back(fake, allocate_in_chunks(fake, GiB, 2 * MiB));
+  HeldChunks moved = std::move(all.back());
+  all.clear();  // the moved-from holder owns nothing
+  EXPECT_EQ(fake.free_bytes(), 0u);
+  moved.release();
+  EXPECT_EQ(fake.free_bytes(), 2 * GiB);
+  EXPECT_EQ(moved.chunks().total_bytes, 0u);
+  moved.release();  // idempotent: nothing is released twice
+  EXPECT_EQ(fake.free_bytes(), 2 * GiB);
 }
 
 }  // namespace

@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
 
 #include "config_rules.hpp"
 #include "gemm_plan.hpp"
@@ -30,6 +33,14 @@ TEST(GemmPlan, FlopsAndBytes) {
   EXPECT_EQ(gemm_bytes({256, 256, 256}, Dtype::fp64), 3u * 256 * 256 * 8);
 }
 
+TEST(GemmPlan, ProductsPerTimingSpanTheTargetWithinBounds) {
+  EXPECT_EQ(products_per_timing(1.4e-3, 0.01), 8);    // bf16 8192^3 on an H200: 8 products = 11 ms
+  EXPECT_EQ(products_per_timing(3e-3, 0.01), 4);      // rounded up: at least the target
+  EXPECT_EQ(products_per_timing(0.3, 0.01), 1);       // a long fp64 product is timed alone
+  EXPECT_EQ(products_per_timing(1e-6, 0.01), 64);     // capped
+  EXPECT_EQ(products_per_timing(0.0, 0.01), 64);      // below the event resolution
+}
+
 TEST(GemmPlan, DtypeParsingAndSupport) {
   EXPECT_EQ(parse_dtype_list("bf16,fp8").dtypes, (std::vector<Dtype>{Dtype::bf16, Dtype::fp8}));
   EXPECT_NE(parse_dtype_list("bf16,int4").error.find("int4"), std::string::npos);
@@ -49,6 +60,75 @@ TEST(GemmPlan, ToleranceAcceptsRoundingAndRejectsAWrongElement) {
   const ReferenceDot dot = reference_dot(a, b, 3);
   EXPECT_DOUBLE_EQ(dot.value, 3 - 2 - 2);
   EXPECT_DOUBLE_EQ(dot.sum_abs_products, 3 + 2 + 2);
+}
+
+// Host emulation of what the device does to a dot product, to check that the tolerance passes
+// honest rounding (a false fail on a healthy GPU would be our bug). Precision counts the implicit bit.
+double round_to_bits(double x, int precision, bool truncate = false) {
+  if (x == 0) return 0;
+  int exponent = 0;
+  const double mantissa = std::frexp(x, &exponent);  // [0.5, 1)
+  const double scale = std::ldexp(1.0, precision);
+  return std::ldexp((truncate ? std::trunc(mantissa * scale) : std::nearbyint(mantissa * scale)) / scale, exponent);
+}
+double to_e4m3(double x) {  // 4 bits of precision, subnormal spacing 2^-9 below 2^-6
+  return std::fabs(x) < 0x1p-6 ? std::nearbyint(x * 0x1p9) * 0x1p-9 : round_to_bits(x, 4);
+}
+
+// One output element as the device computes it: the stored inputs (`a`, `b`), the inputs the
+// tensor cores see (tf32 drops 13 bits), accumulation in the reverse order of the reference in
+// fp32 (fp8: ~14 bits inside each 128-deep chunk, promoted to fp32 after it), output rounding.
+double emulated_device_dot(Dtype dtype, const std::vector<double>& a, const std::vector<double>& b) {
+  const std::size_t k = a.size();
+  if (dtype == Dtype::fp64) {
+    double sum = 0;
+    for (std::size_t i = k; i-- > 0;) sum = std::fma(a[i], b[i], sum);
+    return sum;
+  }
+  float sum = 0, chunk = 0;
+  for (std::size_t i = k; i-- > 0;) {
+    const double x = dtype == Dtype::tf32 ? round_to_bits(a[i], 11, true) : a[i];
+    const double y = dtype == Dtype::tf32 ? round_to_bits(b[i], 11, true) : b[i];
+    if (dtype != Dtype::fp8) {
+      sum = std::fma(static_cast<float>(x), static_cast<float>(y), sum);
+      continue;
+    }
+    chunk = static_cast<float>(round_to_bits(chunk + x * y, 14));
+    if (i % 128 == 0) sum += chunk, chunk = 0;
+  }
+  switch (dtype) {
+    case Dtype::fp16: return round_to_bits(sum, 11);
+    case Dtype::bf16:
+    case Dtype::fp8: return round_to_bits(sum, 8);
+    default: return sum;
+  }
+}
+
+TEST(GemmPlan, ToleranceAcceptsEveryElementOfAnHonestlyRoundedProduct) {
+  const std::int64_t k = 32768;  // the deepest product of the soak level's shape search
+  std::mt19937_64 random(7);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  for (Dtype dtype : all_dtypes()) {
+    auto quantize = [&](double x) {
+      switch (dtype) {
+        case Dtype::fp32:
+        case Dtype::tf32: return static_cast<double>(static_cast<float>(x));
+        case Dtype::fp16: return round_to_bits(x, 11);
+        case Dtype::bf16: return round_to_bits(x, 8);
+        case Dtype::fp8: return to_e4m3(x);
+        default: return x;
+      }
+    };
+    double worst_share = 0;  // |error| / allowed, over the elements
+    for (int element = 0; element < 64; ++element) {
+      std::vector<double> a(k), b(k);
+      for (std::int64_t i = 0; i < k; ++i) a[i] = quantize(uniform(random)), b[i] = quantize(uniform(random));
+      const ReferenceDot ref = reference_dot(a.data(), b.data(), k);
+      const double error = std::fabs(emulated_device_dot(dtype, a, b) - ref.value);
+      worst_share = std::max(worst_share, error / allowed_error(dtype, k, ref.value, ref.sum_abs_products));
+    }
+    EXPECT_LT(worst_share, 0.5) << to_string(dtype) << ": honest rounding uses too much of the tolerance";
+  }
 }
 
 TEST(PeakTable, KnownAndUnknownDevices) {
@@ -84,8 +164,11 @@ TEST(ConfigRules, FlagsWhatIsWrongAndSaysWhatIsExpected) {
   EXPECT_EQ(codes, (std::vector<std::string>{"gpu_config.persistence", "gpu_config.pcie_width", "gpu_config.pcie_gen",
                                              "gpu_config.clocks_locked", "gpu_config.row_remap"}));
   g.throttle_reasons = 0x1;  // idle: a low generation is power saving, info only
-  for (const auto& f : check_gpu_config(g))
-    if (f.code == "gpu_config.pcie_gen") EXPECT_EQ(f.severity, Severity::info);
+  for (const auto& f : check_gpu_config(g)) {
+    if (f.code == "gpu_config.pcie_gen") {
+      EXPECT_EQ(f.severity, Severity::info);
+    }
+  }
   const auto old_driver = check_software({.driver_cuda_version = 12040, .runtime_cuda_version = 13000});
   ASSERT_EQ(old_driver.size(), 1u);
   EXPECT_EQ(old_driver[0].severity, Severity::fail);
@@ -137,6 +220,15 @@ TEST(StressMath, DropThrottleSpreadAndSlowGpus) {
   const auto slow = slower_than_fastest({{0, 800}, {1, 790}, {2, 600}}, 10.0);
   ASSERT_EQ(slow.size(), 1u);
   EXPECT_DOUBLE_EQ(slow.at(2), 25.0);
+}
+
+TEST(StressMath, IntervalCountFillsTheDuration) {
+  EXPECT_EQ(interval_count(30, 10), 3);  // the quick level: three 10 s intervals, not two
+  EXPECT_EQ(interval_count(300, 30), 10);
+  EXPECT_EQ(interval_count(7200, 60), 120);
+  EXPECT_EQ(interval_count(35, 10), 3);  // a partial interval is not run
+  EXPECT_EQ(interval_count(10, 10), 1);
+  EXPECT_EQ(interval_count(0.3 * 3, 0.3), 3);  // decimal durations that do not divide exactly in binary
 }
 
 TEST(StressMath, MemoryHealthChangesNameWhatGotWorse) {
