@@ -233,7 +233,7 @@ NvmlMemoryRepair Nvml::memory_repair(int index) const {
   return repair;
 }
 
-NvmlReading Nvml::read(int index) const {
+NvmlReading Nvml::read(int index, bool with_pcie_throughput) const {
   NvmlReading r;
   nvmlDevice_t d = api_ ? api_->device(index) : nullptr;
   if (d == nullptr) return r;
@@ -247,8 +247,10 @@ NvmlReading Nvml::read(int index) const {
   if (api_->clock && api_->clock(d, clock_sm, &v) == nvml_success) r.sm_clock_mhz = v;
   if (api_->clock && api_->clock(d, clock_mem, &v) == nvml_success) r.mem_clock_mhz = v;
   // NVML reports PCIe throughput in KB/s over a 20 ms window.
-  if (api_->pcie_throughput && api_->pcie_throughput(d, pcie_rx, &v) == nvml_success) r.pcie_rx_bytes_per_s = v * 1000.0;
-  if (api_->pcie_throughput && api_->pcie_throughput(d, pcie_tx, &v) == nvml_success) r.pcie_tx_bytes_per_s = v * 1000.0;
+  if (with_pcie_throughput && api_->pcie_throughput) {
+    if (api_->pcie_throughput(d, pcie_rx, &v) == nvml_success) r.pcie_rx_bytes_per_s = v * 1000.0;
+    if (api_->pcie_throughput(d, pcie_tx, &v) == nvml_success) r.pcie_tx_bytes_per_s = v * 1000.0;
+  }
   unsigned long long mask = 0;
   if (api_->throttle && api_->throttle(d, &mask) == nvml_success) r.throttle_reasons = mask;
   unsigned long long ecc = 0;

@@ -56,7 +56,9 @@ class Nvml {
   std::optional<std::string> driver_version() const;
   std::optional<std::string> cuda_driver_version() const;  // "13.0"
   NvmlDeviceInfo device_info(int index) const;
-  NvmlReading read(int index) const;
+  // PCIe throughput is sampled by the driver over 20 ms per direction, so a reading with it blocks
+  // for about 40 ms per GPU: only `watch`, which diagnoses PCIe-bound idle time, asks for it.
+  NvmlReading read(int index, bool with_pcie_throughput = false) const;
   NvmlMemoryRepair memory_repair(int index) const;
 
  private:

@@ -26,7 +26,7 @@ struct TelemetryRow {
 };
 
 // Puts one GPU's NVML reading into `row` as gpu<index>.<name> columns (util_pct, mem_used_bytes,
-// power_w, temp_c, sm_clock_mhz, mem_clock_mhz, pcie_rx/tx_bytes_per_s, throttle_mask,
+// power_w, temp_c, sm_clock_mhz, mem_clock_mhz, pcie_rx/tx_bytes_per_s (when read), throttle_mask,
 // ecc_volatile_uncorrected); readings the driver did not give are left out.
 void append_gpu_reading(TelemetryRow& row, int index, const NvmlReading& reading);
 

@@ -91,7 +91,7 @@ void WatchSampler::add_process(TelemetryRow& row, double dt_s) {
 
 void WatchSampler::add_gpus(TelemetryRow& row) const {
   if (!nvml_ || !nvml_->available()) return;
-  for (int i = 0; i < nvml_->device_count(); ++i) append_gpu_reading(row, i, nvml_->read(i));
+  for (int i = 0; i < nvml_->device_count(); ++i) append_gpu_reading(row, i, nvml_->read(i, true));
 }
 
 std::optional<TelemetryRow> WatchSampler::sample(double t_s) {

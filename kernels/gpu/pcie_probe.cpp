@@ -24,6 +24,7 @@
 #include "nvml.hpp"
 #include "probe_bodies.hpp"
 #include "stats.hpp"
+#include "units.hpp"
 
 namespace nodeaudit::gpu {
 namespace {
@@ -148,6 +149,9 @@ Outcome run_pcie(ProbeContext& ctx) {
     const Nvml nvml;
     std::vector<std::unique_ptr<Endpoint>> ends;
     for (int d : choice.devices) {
+      if (bytes > device_free_bytes(d))
+        return Outcome::bad_input(fmt::format("--transfer-size {}: more than the {} free on GPU {}", format_bytes(static_cast<double>(bytes)),
+                                              format_bytes(static_cast<double>(device_free_bytes(d))), d));
       auto e = std::make_unique<Endpoint>();
       e->device = d;
       e->device_buffer = DeviceBuffer(d, bytes);
