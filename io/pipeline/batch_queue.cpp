@@ -36,6 +36,14 @@ std::optional<std::size_t> SlotQueue::pop(const std::function<bool()>& give_up) 
   return slot;
 }
 
+std::optional<std::size_t> SlotQueue::try_pop() {
+  std::lock_guard lock(mutex_);
+  if (closed_ || slots_.empty()) return std::nullopt;
+  const std::size_t slot = slots_.front();
+  slots_.pop_front();
+  return slot;
+}
+
 void SlotQueue::close() {
   {
     std::lock_guard lock(mutex_);
@@ -46,13 +54,22 @@ void SlotQueue::close() {
 
 void AlignedFree::operator()(std::byte* p) const { std::free(p); }
 
-BatchQueue::BatchQueue(std::size_t depth, std::size_t batch_bytes) {
-  const std::size_t rounded = (batch_bytes + 4095) / 4096 * 4096;
+namespace {
+
+std::unique_ptr<std::byte, AlignedFree> touched_pages(std::size_t bytes) {
+  auto* p = static_cast<std::byte*>(std::aligned_alloc(4096, bytes));
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, bytes);  // touch the pages now, not inside the timed loop
+  return std::unique_ptr<std::byte, AlignedFree>(p);
+}
+
+}  // namespace
+
+BatchQueue::BatchQueue(std::size_t depth, std::size_t sample_area_bytes, std::size_t tensor_area_bytes)
+    : sample_area_bytes_((sample_area_bytes + 4095) / 4096 * 4096) {
   for (std::size_t i = 0; i < depth; ++i) {
-    auto* p = static_cast<std::byte*>(std::aligned_alloc(4096, rounded));
-    if (!p) throw std::bad_alloc();
-    std::memset(p, 0, rounded);  // touch the pages now, not inside the timed loop
-    buffers_.emplace_back(p);
+    buffers_.push_back(touched_pages(sample_area_bytes_));
+    if (tensor_area_bytes > 0) tensors_.push_back(touched_pages((tensor_area_bytes + 4095) / 4096 * 4096));
     free_.push(i);
   }
 }
