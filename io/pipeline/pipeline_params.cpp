@@ -22,8 +22,9 @@ std::vector<ParamSpec> pipeline_params() {
         .help = "Training steps to run (the first is not timed)", .min = 2, .max = 10'000'000},
       P{.name = "workers", .type = ParamType::integer, .default_by_level = same_at_all_levels("4"),
         .help = "Loader worker threads, one io_uring each", .min = 1, .max = 256},
-      P{.name = "queue-depth", .type = ParamType::integer, .default_by_level = same_at_all_levels("4"),
-        .help = "Batches in the prefetch queue", .min = 1, .max = 1024},
+      P{.name = "queue-depth", .type = ParamType::integer, .default_by_level = same_at_all_levels("0"),
+        .help = "Batches in the prefetch queue; 0 = 2 per worker (PyTorch DataLoader's prefetch_factor 2)",
+        .min = 0, .max = 4096},
       P{.name = "io-depth", .type = ParamType::integer, .default_by_level = same_at_all_levels("8"),
         .help = "Sample reads in flight per loader worker", .min = 1, .max = 4096},
       P{.name = "emulate-compute", .type = ParamType::text, .default_by_level = same_at_all_levels("h100"),
@@ -156,10 +157,11 @@ std::string make_plan(const ProbeContext& ctx, PipelinePlan& plan) {
   if (std::string error = plan_comm(p, gpu, plan); !error.empty()) return error;
   // JPEGs vary in size: reserve twice the mean per sample; decoded tensors need their own area.
   const double per_sample = sample_bytes * (plan.decode_jpeg ? 2 : 1) + (plan.decode_jpeg ? 224.0 * 224 * 3 * 4 : 0);
-  const double batch_bytes = static_cast<double>(plan.samples_per_step) * per_sample * static_cast<double>(p.integer("queue-depth"));
+  plan.queue_depth = p.integer("queue-depth") > 0 ? static_cast<int>(p.integer("queue-depth")) : 2 * static_cast<int>(p.integer("workers"));
+  const double batch_bytes = static_cast<double>(plan.samples_per_step) * per_sample * plan.queue_depth;
   if (batch_bytes > static_cast<double>(io::mem_available_bytes()) / 2)
     return fmt::format("--queue-depth {} batches of {} samples ({} each in memory) need {}, over half the available memory",
-                       p.integer("queue-depth"), plan.samples_per_step, format_bytes(per_sample), format_bytes(batch_bytes));
+                       plan.queue_depth, plan.samples_per_step, format_bytes(per_sample), format_bytes(batch_bytes));
   plan.checkpoint_mode = *parse_checkpoint_mode(p.text("checkpoint"));
   if (plan.checkpoint_mode != CheckpointMode::off)
     plan.checkpoint = scale_checkpoints(plan.profile, static_cast<int>(p.integer("steps")), plan.compute.compute_s);

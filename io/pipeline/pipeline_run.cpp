@@ -94,6 +94,7 @@ void record_plan(ProbeContext& ctx, const PipelinePlan& plan, const SampleFiles&
   ctx.info()["emulated_gpu"] = plan.gpu;
   ctx.info()["profile"] = plan.profile.name;
   ctx.info()["samples_per_step"] = plan.samples_per_step;
+  ctx.info()["queue_depth_batches"] = plan.queue_depth;
   ctx.info()["sample_bytes"] = samples.exact_size ? plan.sample_bytes : samples.mean_bytes;
   ctx.info()["compute_time_per_step_s"] = plan.compute.compute_s;
   ctx.info()["compute_time_source"] = plan.compute.source;
@@ -130,7 +131,7 @@ Outcome run_on_dataset(ProbeContext& ctx, const PipelinePlan& plan, const Sample
   config.samples_per_step = plan.samples_per_step;
   config.steps = static_cast<int>(p.integer("steps"));
   config.workers = static_cast<int>(p.integer("workers"));
-  config.queue_depth = static_cast<int>(p.integer("queue-depth"));
+  config.queue_depth = plan.queue_depth;
   config.io_depth = static_cast<unsigned>(p.integer("io-depth"));
   config.compute_s = plan.compute.compute_s;
   config.comm_exposed_s = plan.comm.exposed_s;

@@ -20,6 +20,7 @@ struct PipelinePlan {
   score::Profile profile;
   std::string gpu;                 // emulated GPU name; "none" = loader only (compute 0, no all-reduce)
   int samples_per_step = 0;        // per GPU (the pipeline emulates one GPU's data path)
+  int queue_depth = 0;             // batches in the prefetch queue
   std::uint32_t sample_bytes = 0;  // the profile's (or --sample-size); the JPEG set's mean when decoding
   bool decode_jpeg = false;
   std::string decode_source;       // why decode is on or off
