@@ -33,7 +33,7 @@ class LoaderSource : public SampleSource {
     const std::uint64_t global = static_cast<std::uint64_t>(issuing_) * config_.samples_per_step + batch.issued;
     const std::uint32_t sample = shared_.plan.order[global % shared_.plan.order.size()];
     read.path = (*shared_.plan.files)[sample].c_str();
-    read.open_flags = O_RDONLY;
+    read.open_flags = shared_.plan.open_flags;
     read.dest = shared_.queue.buffer(batch.slot) + static_cast<std::size_t>(batch.issued) * config_.sample_capacity;
     read.capacity = config_.sample_capacity;
     read.expect = config_.exact_sample_size ? config_.sample_bytes : 0;

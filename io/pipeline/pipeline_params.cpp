@@ -37,6 +37,8 @@ std::vector<ParamSpec> pipeline_params() {
         .help = "Bytes per sample file; 0 = the profile's data.sample_size", .min = 0, .max = 64 << 20},
       P{.name = "samples", .type = ParamType::integer, .default_by_level = {"2000", "20000", "100000"},
         .help = "Sample files in the data set", .min = 1, .max = 10'000'000},
+      P{.name = "direct", .type = ParamType::boolean, .default_by_level = same_at_all_levels("false"),
+        .help = "O_DIRECT reads (the storage without the page cache); false = buffered, as a PyTorch DataLoader reads"},
       P{.name = "decode", .type = ParamType::choice, .default_by_level = same_at_all_levels("auto"),
         .help = "JPEG samples decoded + augmented by the loader: auto = when the profile's data.decode is jpeg",
         .choices = {"auto", "jpeg", "none"}},

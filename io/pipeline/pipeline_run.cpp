@@ -128,6 +128,7 @@ Outcome run_on_dataset(ProbeContext& ctx, const PipelinePlan& plan, const Sample
   config.sample_capacity = static_cast<std::uint32_t>(io::round_up(std::uint64_t{samples.max_bytes} + (samples.exact_size ? 0 : 1), 4096));
   config.exact_sample_size = samples.exact_size;
   config.decode_jpeg = plan.decode_jpeg;
+  config.direct = p.boolean("direct");
   config.samples_per_step = plan.samples_per_step;
   config.steps = static_cast<int>(p.integer("steps"));
   config.workers = static_cast<int>(p.integer("workers"));
@@ -139,7 +140,7 @@ Outcome run_on_dataset(ProbeContext& ctx, const PipelinePlan& plan, const Sample
   config.checkpoint_mode = plan.checkpoint_mode;
   config.checkpoint_path = fmt::format("{}/pipeline-checkpoint-{}.bin", checkpoint_dir, getpid());
   const double data_bytes = samples.mean_bytes * static_cast<double>(samples.files->size());
-  const std::string cache = io::cache_label(false, static_cast<std::uint64_t>(data_bytes));
+  const std::string cache = io::cache_label(config.direct, static_cast<std::uint64_t>(data_bytes));
   record_plan(ctx, plan, samples, cache);
   const PipelineResult result = run_pipeline(config, [&] { return ctx.should_stop(); });
   if (!result.setup_error.empty()) return Outcome::skipped(result.setup_error);

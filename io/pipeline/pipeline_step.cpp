@@ -56,6 +56,8 @@ Outcome measure_pipeline_step(ProbeContext& ctx) {
   if (std::string error = make_plan(ctx, plan); !error.empty()) return Outcome::failed(error);
   io::TargetOrReason t = io::resolve_target(p.text("path"), ctx.settings().data_dir, true);
   if (!t.target) return t.skip ? Outcome::skipped(t.reason) : Outcome::failed(t.reason);
+  if (p.boolean("direct") && !io::direct_io_supported(t.target->path))
+    return Outcome::bad_input(fmt::format("--direct true: {} does not support O_DIRECT; use --direct false", t.target->path));
   if (plan.decode_jpeg) return run_on_jpegs(ctx, plan, t.target->path);
   const auto samples = static_cast<std::uint64_t>(p.integer("samples"));
   const io::DatasetSpec spec{fmt::format("dataset-{}x{}", plan.sample_bytes, samples), samples, plan.sample_bytes,

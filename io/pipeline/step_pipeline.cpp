@@ -38,7 +38,7 @@ bool checkpoint_due(const PipelineConfig& config, int step) {
 }
 
 // One step as a trainer runs it: wait for a batch, compute, the exposed share of the all-reduce,
-// then a checkpoint when one is due. The batch buffer is free once compute has taken it.
+// then a checkpoint when one is due.
 void run_compute_stage(const PipelineConfig& config, LoaderShared& shared, CheckpointWriter& checkpoints,
                        Clock::time_point start, const std::function<bool()>& should_stop, PipelineResult& result) {
   for (int step = 0; step < config.steps; ++step) {
@@ -53,9 +53,12 @@ void run_compute_stage(const PipelineConfig& config, LoaderShared& shared, Check
       result.interrupted = !shared.failed;
       return;
     }
+    // The batch has been copied to the GPU when compute starts, so its buffer goes back to the
+    // loaders now. Waking a loader may preempt this thread on a busy host; inside the compute
+    // window that costs nothing (a GPU keeps computing), after it the delay would count as a stage.
+    shared.queue.free_slots().push(*slot);
     busy_until(compute_start + as_duration(config.compute_s));
     const auto compute_end = Clock::now();
-    shared.queue.free_slots().push(*slot);
     if (config.comm_exposed_s > 0) busy_until(compute_end + as_duration(config.comm_exposed_s));
     const auto comm_end = Clock::now();
     if (checkpoint_due(config, step)) {
@@ -123,7 +126,7 @@ PipelineResult run_pipeline(const PipelineConfig& config, const std::function<bo
   const std::size_t samples = static_cast<std::size_t>(config.samples_per_step);
   BatchQueue queue(static_cast<std::size_t>(config.queue_depth), samples * resolved.sample_capacity,
                    config.decode_jpeg ? samples * SampleDecoder::tensor_bytes : 0);
-  const io::EpochPlan plan = io::make_epoch_plan(*config.files, config.sample_bytes, false, config.seed);
+  const io::EpochPlan plan = io::make_epoch_plan(*config.files, config.sample_bytes, config.direct, config.seed);
   LoaderShared shared{resolved, plan, queue};
   auto readers = make_readers(resolved, queue, result.setup_error);
   if (readers.empty()) return result;

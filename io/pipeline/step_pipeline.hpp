@@ -25,6 +25,7 @@ struct PipelineConfig {
   std::uint32_t sample_capacity = 0;    // bytes reserved per sample in a batch (read length); 0 = derived
   bool exact_sample_size = true;        // pattern samples have one size; JPEG files vary
   bool decode_jpeg = false;             // decode + augment each sample in the loader
+  bool direct = false;                  // O_DIRECT reads (sample_capacity is a multiple of 4 KiB)
   int samples_per_step = 1;
   int steps = 1;
   int workers = 1;

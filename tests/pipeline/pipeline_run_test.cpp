@@ -10,62 +10,10 @@
 #include "dataset_loader.hpp"
 #include "generated_data.hpp"
 #include "pipeline_run.hpp"
+#include "pipeline_test_support.hpp"
 
 namespace nodeaudit::pipeline {
 namespace {
-
-struct Scratch {
-  std::string path;
-  Scratch() {
-    std::filesystem::create_directories(NODEAUDIT_PIPELINE_SCRATCH);
-    std::string tmpl = std::string(NODEAUDIT_PIPELINE_SCRATCH) + "/pipe-XXXXXX";
-    path = mkdtemp(tmpl.data()) ? tmpl : std::string();
-  }
-  ~Scratch() { io::remove_tree_quietly(path); }
-  std::size_t entries() const {
-    return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(path), {}));
-  }
-};
-
-struct ProbeRun {
-  Outcome outcome;
-  std::map<std::string, double> values;  // "name" or "name[stage]" -> median
-  std::vector<Finding> findings;
-  nlohmann::json info;
-};
-
-ProbeContext make_context(const std::map<std::string, std::string>& given) {
-  ParamValues params = resolve_params(pipeline_params(), given, Level::quick);
-  return ProbeContext(std::move(params), RunSettings{}, nullptr,
-                      std::chrono::steady_clock::now() + std::chrono::minutes(5));
-}
-
-// Generates `files` samples of 4 KiB under `dir`, optionally damages one, runs the pipeline.
-ProbeRun run_pipeline_probe(const std::string& dir, std::uint64_t files, std::map<std::string, std::string> given,
-                       const std::function<void(const std::vector<std::string>&)>& damage = {}) {
-  given["sample-size"] = "4KiB";
-  given.emplace("decode", "none");  // pattern files; the JPEG path has its own test
-  given["samples"] = std::to_string(files);
-  ProbeContext ctx = make_context(given);
-  PipelinePlan plan;
-  ProbeRun run;
-  const std::string error = make_plan(ctx, plan);
-  EXPECT_EQ(error, "");
-  io::GenerateResult g = io::generate_dataset(dir, {"t", files, 4096, 7}, false, [] { return false; });
-  EXPECT_EQ(g.error, "");
-  if (damage) damage(g.data->files());
-  run.outcome = run_on_dataset(ctx, plan, g.data->files(), dir);
-  for (const Metric& m : ctx.metrics()) {
-    const std::string key = m.labels.count("stage") ? m.name + "[" + m.labels.at("stage") + "]" : m.name;
-    run.values[key] = m.samples.at(0);
-  }
-  run.findings = ctx.findings();
-  run.info = ctx.info();
-  return run;
-}
-
-#define SKIP_WITHOUT_URING(run) \
-  if ((run).outcome.status == Status::skipped) GTEST_SKIP() << (run).outcome.reason
 
 TEST(PipelineRun, ComputeDominatedRunKeepsTheGpuBusy) {
   Scratch dir;
