@@ -54,7 +54,9 @@ void SlotQueue::close() {
   ready_.notify_all();
 }
 
-void AlignedFree::operator()(std::byte* p) const { std::free(p); }
+void AlignedFree::operator()(std::byte* p) const {
+  std::free(p);
+}
 
 namespace {
 
@@ -68,7 +70,7 @@ std::unique_ptr<std::byte, AlignedFree> touched_pages(std::size_t bytes) {
   auto* p = static_cast<std::byte*>(std::aligned_alloc(huge ? huge_page : 4096, bytes));
   if (!p) throw std::bad_alloc();
   if (huge) madvise(p, bytes, MADV_HUGEPAGE);  // advice only: a refusal leaves 4 KiB pages
-  std::memset(p, 0, bytes);  // touch the pages now, not inside the timed loop
+  std::memset(p, 0, bytes);                    // touch the pages now, not inside the timed loop
   return std::unique_ptr<std::byte, AlignedFree>(p);
 }
 

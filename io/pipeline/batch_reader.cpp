@@ -13,11 +13,14 @@ namespace {
 constexpr std::uint64_t op_bits = 2;  // user_data = slot << 2 | op
 enum Op : std::uint64_t { op_read = 0, op_open = 1, op_close = 2 };
 
-std::string errno_text(int negative_errno) { return std::strerror(-negative_errno); }
+std::string errno_text(int negative_errno) {
+  return std::strerror(-negative_errno);
+}
 
 }  // namespace
 
-std::unique_ptr<BatchReader> BatchReader::create(unsigned depth, const std::vector<iovec>& buffers, std::string& error) {
+std::unique_ptr<BatchReader> BatchReader::create(unsigned depth, const std::vector<iovec>& buffers,
+                                                 std::string& error) {
   std::unique_ptr<BatchReader> r(new BatchReader());
   io_uring_params params{};
   // Each sample posts three CQEs (open, read, close); size the CQ so a full ring never overflows.
@@ -30,7 +33,8 @@ std::unique_ptr<BatchReader> BatchReader::create(unsigned depth, const std::vect
   }
   r->ring_ready_ = true;
   if (!buffers.empty())
-    r->fixed_buffers_ = io_uring_register_buffers(&r->ring_, buffers.data(), static_cast<unsigned>(buffers.size())) == 0;
+    r->fixed_buffers_ =
+        io_uring_register_buffers(&r->ring_, buffers.data(), static_cast<unsigned>(buffers.size())) == 0;
   const int sparse = io_uring_register_files_sparse(&r->ring_, depth);
   if (sparse < 0) {
     error = fmt::format("io_uring_register_files_sparse ({} slots): {}", depth, errno_text(sparse));
@@ -83,9 +87,10 @@ void BatchReader::complete_cqe(io_uring_cqe* cqe, SampleSource& source, ReaderTo
   const auto got = static_cast<std::uint32_t>(s.read_result);
   const bool size_ok = s.read.expect > 0 ? got == s.read.expect : got > 0 && got < s.read.capacity;
   if (!size_ok) {
-    totals.error = s.read.expect > 0
-                       ? fmt::format("read {}: {} bytes came back, {} expected", s.read.path, got, s.read.expect)
-                       : fmt::format("read {}: {} bytes came back, expected 1 to {}", s.read.path, got, s.read.capacity - 1);
+    totals.error =
+        s.read.expect > 0
+            ? fmt::format("read {}: {} bytes came back, {} expected", s.read.path, got, s.read.expect)
+            : fmt::format("read {}: {} bytes came back, expected 1 to {}", s.read.path, got, s.read.capacity - 1);
     return;
   }
   totals.bytes += got;

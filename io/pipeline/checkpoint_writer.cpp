@@ -39,7 +39,8 @@ std::string write_checkpoint_file(const std::string& path, double bytes) {
     if (w <= 0) error = fmt::format("checkpoint {}: write: {}", path, w < 0 ? std::strerror(errno) : "no progress");
     left -= w > 0 ? static_cast<std::uint64_t>(w) : 0;
   }
-  if (error.empty() && fdatasync(fd) != 0) error = fmt::format("checkpoint {}: fdatasync: {}", path, std::strerror(errno));
+  if (error.empty() && fdatasync(fd) != 0)
+    error = fmt::format("checkpoint {}: fdatasync: {}", path, std::strerror(errno));
   close(fd);
   return error;
 }
@@ -69,8 +70,10 @@ void CheckpointWriter::writer_loop() {
     const std::string error = write_checkpoint_file(path_, bytes);
     lock.lock();
     busy_ = false;
-    if (error.empty()) ++written_;
-    else if (error_.empty()) error_ = error;
+    if (error.empty())
+      ++written_;
+    else if (error_.empty())
+      error_ = error;
     changed_.notify_all();
   }
 }

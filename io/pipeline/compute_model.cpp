@@ -43,16 +43,17 @@ ComputeDemand derive_compute(const score::Profile& profile, int samples_per_step
   ComputeDemand demand;
   const std::string& dtype = profile.model.dtype;
   if (dtype != "fp16" && dtype != "bf16") {
-    error = fmt::format("profile {} computes in {}; the datasheet table holds fp16/bf16 peaks only: give --compute-time",
-                        profile.name, dtype);
+    error =
+        fmt::format("profile {} computes in {}; the datasheet table holds fp16/bf16 peaks only: give --compute-time",
+                    profile.name, dtype);
     return demand;
   }
   demand.flops_per_step = samples_per_step * profile.flops_per_sample();
   const double achieved_tflops = gpu.dense_fp16_tflops * profile.training.model_efficiency;
   demand.compute_s = demand.flops_per_step / (achieved_tflops * 1e12);
-  demand.source = fmt::format("{:.3g} FLOP per step / ({} TFLOP/s {} peak x {:.2f} model efficiency)",
-                              demand.flops_per_step, gpu.dense_fp16_tflops, gpu.name,
-                              profile.training.model_efficiency);
+  demand.source =
+      fmt::format("{:.3g} FLOP per step / ({} TFLOP/s {} peak x {:.2f} model efficiency)", demand.flops_per_step,
+                  gpu.dense_fp16_tflops, gpu.name, profile.training.model_efficiency);
   return demand;
 }
 

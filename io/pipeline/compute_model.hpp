@@ -14,10 +14,10 @@
 namespace nodeaudit::pipeline {
 
 struct GpuPeak {
-  std::string name;           // as --emulate-compute spells it: "h100"
-  double dense_fp16_tflops;   // dense (no sparsity) FP16/BF16 tensor-core peak, TFLOP/s
-  std::string source;         // where the figure comes from
-  double link_gbps;           // GPU-to-GPU bandwidth per direction, GB/s: the all-reduce busbw ceiling
+  std::string name;          // as --emulate-compute spells it: "h100"
+  double dense_fp16_tflops;  // dense (no sparsity) FP16/BF16 tensor-core peak, TFLOP/s
+  std::string source;        // where the figure comes from
+  double link_gbps;          // GPU-to-GPU bandwidth per direction, GB/s: the all-reduce busbw ceiling
   std::string link_source;
 };
 
@@ -43,8 +43,8 @@ struct CommDemand {
   double bus_bytes = 0;       // per GPU per step: gradient bytes x 2(G-1)/G (x 1.5 x accumulation when fully sharded)
   double busbw_gbps = 0;
   std::string busbw_source;
-  double time_s = 0;          // bus_bytes / busbw
-  double exposed_s = 0;       // time x (1 - comm_overlap): what adds to the step
+  double time_s = 0;     // bus_bytes / busbw
+  double exposed_s = 0;  // time x (1 - comm_overlap): what adds to the step
 };
 
 // As the scorer's communication stage (harness/score/stages.cpp) computes it. One GPU or no
@@ -52,8 +52,8 @@ struct CommDemand {
 CommDemand derive_comm(const score::Profile& profile, int gpus, double busbw_gbps, std::string busbw_source);
 
 struct CheckpointPlan {
-  int every_steps = 0;         // 0 = no checkpoints
-  double bytes = 0;            // per checkpoint
+  int every_steps = 0;  // 0 = no checkpoints
+  double bytes = 0;     // per checkpoint
 };
 
 // Keeps the profile's checkpoint write demand (checkpoint bytes per second of training) while

@@ -31,7 +31,8 @@ std::string write_file(const std::string& path, const std::vector<std::uint8_t>&
 host::Corpus encode_corpus(const JpegSetSpec& spec, std::string& error) {
   host::CorpusSpec corpus_spec;
   corpus_spec.target_mean_bytes = spec.target_mean_bytes;
-  corpus_spec.images = static_cast<int>(std::min<std::uint64_t>(spec.samples, static_cast<std::uint64_t>(spec.distinct_images)));
+  corpus_spec.images =
+      static_cast<int>(std::min<std::uint64_t>(spec.samples, static_cast<std::uint64_t>(spec.distinct_images)));
   corpus_spec.seed = 0x9e65;
   const host::GrainTuning tuning = host::tune_grain(corpus_spec, 4, error);
   if (!error.empty()) return {};

@@ -36,7 +36,7 @@ struct JpegSet {
   std::uint64_t max_bytes = 0;
   int distinct_images = 0;
   int width = 0, height = 0;
-  std::string error;         // set on failure; nothing is left behind
+  std::string error;  // set on failure; nothing is left behind
   bool interrupted = false;
 };
 

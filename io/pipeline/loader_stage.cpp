@@ -14,7 +14,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 class LoaderSource : public SampleSource {
  public:
@@ -100,7 +102,7 @@ class LoaderSource : public SampleSource {
   LoaderTally& tally_;
   std::optional<SampleDecoder> decoder_;
   std::map<int, Batch> batches_;  // batches with reads issued and not all completed, by step
-  int issuing_ = -1;               // the batch whose samples are being issued
+  int issuing_ = -1;              // the batch whose samples are being issued
 };
 
 }  // namespace

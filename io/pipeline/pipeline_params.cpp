@@ -15,43 +15,95 @@ namespace nodeaudit::pipeline {
 std::vector<ParamSpec> pipeline_params() {
   using P = ParamSpec;
   return {
-      P{.name = "workload", .type = ParamType::text, .default_by_level = same_at_all_levels(""),
-        .help = "Workload profile NAME or FILE (--profile is the run-wide option); empty = the run's --profile, else cv-resnet50-imagenet"},
+      P{.name = "workload",
+        .type = ParamType::text,
+        .default_by_level = same_at_all_levels(""),
+        .help = "Workload profile NAME or FILE (--profile is the run-wide option); empty = the run's --profile, else "
+                "cv-resnet50-imagenet"},
       io::path_param("Directory to create the sample files in (on the storage under test); empty = --data-dir"),
-      P{.name = "steps", .type = ParamType::integer, .default_by_level = {"20", "200", "2000"},
-        .help = "Training steps to run (the first is not timed)", .min = 2, .max = 10'000'000},
-      P{.name = "workers", .type = ParamType::integer, .default_by_level = same_at_all_levels("4"),
-        .help = "Loader worker threads, one io_uring each", .min = 1, .max = 256},
-      P{.name = "queue-depth", .type = ParamType::integer, .default_by_level = same_at_all_levels("0"),
+      P{.name = "steps",
+        .type = ParamType::integer,
+        .default_by_level = {"20", "200", "2000"},
+        .help = "Training steps to run (the first is not timed)",
+        .min = 2,
+        .max = 10'000'000},
+      P{.name = "workers",
+        .type = ParamType::integer,
+        .default_by_level = same_at_all_levels("4"),
+        .help = "Loader worker threads, one io_uring each",
+        .min = 1,
+        .max = 256},
+      P{.name = "queue-depth",
+        .type = ParamType::integer,
+        .default_by_level = same_at_all_levels("0"),
         .help = "Batches in the prefetch queue; 0 = 2 per worker (PyTorch DataLoader's prefetch_factor 2)",
-        .min = 0, .max = 4096},
-      P{.name = "io-depth", .type = ParamType::integer, .default_by_level = same_at_all_levels("8"),
-        .help = "Sample reads in flight per loader worker", .min = 1, .max = 4096},
-      P{.name = "emulate-compute", .type = ParamType::text, .default_by_level = same_at_all_levels("h100"),
-        .help = "GPU whose compute time is emulated: " + accepted_gpu_names() + "; none = loader only (compute 0, no all-reduce)"},
-      P{.name = "compute-time", .type = ParamType::duration, .default_by_level = same_at_all_levels("0s"),
-        .help = "Compute time per step; 0 = derived from the profile for the emulated GPU", .min = 0, .max = 3600},
-      P{.name = "batch-size", .type = ParamType::integer, .default_by_level = same_at_all_levels("0"),
-        .help = "Samples per step; 0 = the profile's micro-batch x gradient accumulation", .min = 0, .max = 1'000'000},
-      P{.name = "sample-size", .type = ParamType::size, .default_by_level = same_at_all_levels("0"),
-        .help = "Bytes per sample file; 0 = the profile's data.sample_size", .min = 0, .max = 64 << 20},
-      P{.name = "samples", .type = ParamType::integer, .default_by_level = {"2000", "20000", "100000"},
-        .help = "Sample files in the data set", .min = 1, .max = 10'000'000},
-      P{.name = "direct", .type = ParamType::boolean, .default_by_level = same_at_all_levels("false"),
+        .min = 0,
+        .max = 4096},
+      P{.name = "io-depth",
+        .type = ParamType::integer,
+        .default_by_level = same_at_all_levels("8"),
+        .help = "Sample reads in flight per loader worker",
+        .min = 1,
+        .max = 4096},
+      P{.name = "emulate-compute",
+        .type = ParamType::text,
+        .default_by_level = same_at_all_levels("h100"),
+        .help = "GPU whose compute time is emulated: " + accepted_gpu_names() +
+                "; none = loader only (compute 0, no all-reduce)"},
+      P{.name = "compute-time",
+        .type = ParamType::duration,
+        .default_by_level = same_at_all_levels("0s"),
+        .help = "Compute time per step; 0 = derived from the profile for the emulated GPU",
+        .min = 0,
+        .max = 3600},
+      P{.name = "batch-size",
+        .type = ParamType::integer,
+        .default_by_level = same_at_all_levels("0"),
+        .help = "Samples per step; 0 = the profile's micro-batch x gradient accumulation",
+        .min = 0,
+        .max = 1'000'000},
+      P{.name = "sample-size",
+        .type = ParamType::size,
+        .default_by_level = same_at_all_levels("0"),
+        .help = "Bytes per sample file; 0 = the profile's data.sample_size",
+        .min = 0,
+        .max = 64 << 20},
+      P{.name = "samples",
+        .type = ParamType::integer,
+        .default_by_level = {"2000", "20000", "100000"},
+        .help = "Sample files in the data set",
+        .min = 1,
+        .max = 10'000'000},
+      P{.name = "direct",
+        .type = ParamType::boolean,
+        .default_by_level = same_at_all_levels("false"),
         .help = "O_DIRECT reads (the storage without the page cache); false = buffered, as a PyTorch DataLoader reads"},
-      P{.name = "decode", .type = ParamType::choice, .default_by_level = same_at_all_levels("auto"),
+      P{.name = "decode",
+        .type = ParamType::choice,
+        .default_by_level = same_at_all_levels("auto"),
         .help = "JPEG samples decoded + augmented by the loader: auto = when the profile's data.decode is jpeg",
         .choices = {"auto", "jpeg", "none"}},
-      P{.name = "checkpoint", .type = ParamType::choice, .default_by_level = same_at_all_levels("sync"),
+      P{.name = "checkpoint",
+        .type = ParamType::choice,
+        .default_by_level = same_at_all_levels("sync"),
         .help = "Checkpoint saves: sync (the step waits for write + fdatasync), async (a writer thread; the step "
                 "waits only for the previous save), off",
         .choices = {"sync", "async", "off"}},
-      P{.name = "gpus-in-node", .type = ParamType::integer, .default_by_level = same_at_all_levels("8"),
-        .help = "GPUs of the emulated node, for the gradient all-reduce (1 = none)", .min = 1, .max = 4096},
-      P{.name = "busbw", .type = ParamType::real, .default_by_level = same_at_all_levels("0"),
+      P{.name = "gpus-in-node",
+        .type = ParamType::integer,
+        .default_by_level = same_at_all_levels("8"),
+        .help = "GPUs of the emulated node, for the gradient all-reduce (1 = none)",
+        .min = 1,
+        .max = 4096},
+      P{.name = "busbw",
+        .type = ParamType::real,
+        .default_by_level = same_at_all_levels("0"),
         .help = "All-reduce bus bandwidth in GB/s; 0 = from --comm-result, else the emulated GPU's datasheet link",
-        .min = 0, .max = 100000},
-      P{.name = "comm-result", .type = ParamType::text, .default_by_level = same_at_all_levels(""),
+        .min = 0,
+        .max = 100000},
+      P{.name = "comm-result",
+        .type = ParamType::text,
+        .default_by_level = same_at_all_levels(""),
         .help = "Result FILE with a measured comm.allreduce busbw (the size nearest the gradient bytes is used)"},
   };
 }
@@ -66,7 +118,8 @@ std::string profile_name(const ProbeContext& ctx) {
 
 // comm.allreduce busbw from a result file, at the size nearest (in ratio) the gradient bytes,
 // preferring the runs over `gpus` GPUs. Empty `error` on success.
-double busbw_from_result(const std::string& path, double gradient_bytes, int gpus, std::string& source, std::string& error) {
+double busbw_from_result(const std::string& path, double gradient_bytes, int gpus, std::string& source,
+                         std::string& error) {
   std::ifstream in(path);
   nlohmann::json result;
   try {
@@ -94,8 +147,8 @@ double busbw_from_result(const std::string& path, double gradient_bytes, int gpu
     error = fmt::format("--comm-result {}: comm.allreduce has no busbw [size] metric", path);
     return 0;
   }
-  source = fmt::format("measured: comm.allreduce busbw [size={}, gpus={}] median in {}", score::label_of(*nearest, "size"),
-                       score::label_of(*nearest, "gpus"), path);
+  source = fmt::format("measured: comm.allreduce busbw [size={}, gpus={}] median in {}",
+                       score::label_of(*nearest, "size"), score::label_of(*nearest, "gpus"), path);
   return score::metric_median(*nearest);
 }
 
@@ -123,8 +176,10 @@ std::string plan_comm(const ParamValues& p, const GpuPeak* gpu, PipelinePlan& pl
 
 std::string plan_compute(const ParamValues& p, const GpuPeak* gpu, PipelinePlan& plan) {
   std::string error;
-  if (gpu) plan.compute = derive_compute(plan.profile, plan.samples_per_step, *gpu, error);
-  else plan.compute = ComputeDemand{0, 0, "--emulate-compute none: loader only, no compute"};
+  if (gpu)
+    plan.compute = derive_compute(plan.profile, plan.samples_per_step, *gpu, error);
+  else
+    plan.compute = ComputeDemand{0, 0, "--emulate-compute none: loader only, no compute"};
   if (p.duration_s("compute-time") > 0) {
     plan.compute.compute_s = p.duration_s("compute-time");
     plan.compute.source = "--compute-time";
@@ -144,10 +199,11 @@ std::string make_plan(const ProbeContext& ctx, PipelinePlan& plan) {
   }
   const GpuPeak* gpu = find_gpu_peak(p.text("emulate-compute"));
   if (!gpu && p.text("emulate-compute") != "none")
-    return fmt::format("--emulate-compute {}: unknown GPU; accepted: {}, none", p.text("emulate-compute"), accepted_gpu_names());
+    return fmt::format("--emulate-compute {}: unknown GPU; accepted: {}, none", p.text("emulate-compute"),
+                       accepted_gpu_names());
   plan.gpu = gpu ? gpu->name : "none";
-  plan.samples_per_step = p.integer("batch-size") > 0 ? static_cast<int>(p.integer("batch-size"))
-                                                      : plan.profile.samples_per_step_per_gpu();
+  plan.samples_per_step =
+      p.integer("batch-size") > 0 ? static_cast<int>(p.integer("batch-size")) : plan.profile.samples_per_step_per_gpu();
   const double sample_bytes = p.size_bytes("sample-size") > 0 ? static_cast<double>(p.size_bytes("sample-size"))
                                                               : std::round(plan.profile.data.sample_bytes);
   if (sample_bytes < 1 || sample_bytes > (64 << 20))
@@ -159,11 +215,13 @@ std::string make_plan(const ProbeContext& ctx, PipelinePlan& plan) {
   if (std::string error = plan_comm(p, gpu, plan); !error.empty()) return error;
   // JPEGs vary in size: reserve twice the mean per sample; decoded tensors need their own area.
   const double per_sample = sample_bytes * (plan.decode_jpeg ? 2 : 1) + (plan.decode_jpeg ? 224.0 * 224 * 3 * 4 : 0);
-  plan.queue_depth = p.integer("queue-depth") > 0 ? static_cast<int>(p.integer("queue-depth")) : 2 * static_cast<int>(p.integer("workers"));
+  plan.queue_depth = p.integer("queue-depth") > 0 ? static_cast<int>(p.integer("queue-depth"))
+                                                  : 2 * static_cast<int>(p.integer("workers"));
   const double batch_bytes = static_cast<double>(plan.samples_per_step) * per_sample * plan.queue_depth;
   if (batch_bytes > static_cast<double>(io::mem_available_bytes()) / 2)
-    return fmt::format("--queue-depth {} batches of {} samples ({} each in memory) need {}, over half the available memory",
-                       plan.queue_depth, plan.samples_per_step, format_bytes(per_sample), format_bytes(batch_bytes));
+    return fmt::format(
+        "--queue-depth {} batches of {} samples ({} each in memory) need {}, over half the available memory",
+        plan.queue_depth, plan.samples_per_step, format_bytes(per_sample), format_bytes(batch_bytes));
   plan.checkpoint_mode = *parse_checkpoint_mode(p.text("checkpoint"));
   if (plan.checkpoint_mode != CheckpointMode::off)
     plan.checkpoint = scale_checkpoints(plan.profile, static_cast<int>(p.integer("steps")), plan.compute.compute_s);

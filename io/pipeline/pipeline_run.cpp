@@ -18,7 +18,8 @@ namespace {
 void record_prediction(ProbeContext& ctx, const PipelinePlan& plan, const PipelineResult& r, const PipelineFigures& f,
                        const std::string& cache) {
   if (plan.loader_only()) {
-    ctx.add_finding(Severity::info, "pipeline.no_prediction", "predicted_utilization not recorded: loader only (--emulate-compute none)");
+    ctx.add_finding(Severity::info, "pipeline.no_prediction",
+                    "predicted_utilization not recorded: loader only (--emulate-compute none)");
     return;
   }
   NodeFigures node;
@@ -27,7 +28,8 @@ void record_prediction(ProbeContext& ctx, const PipelinePlan& plan, const Pipeli
     node.gemm_tflops = plan.compute.flops_per_step / (plan.compute.compute_s * efficiency) / 1e12;
   node.gpus = plan.comm.gpus;
   const double workers = r.workers;
-  if (r.loader_read_s > 0) node.loader_samples_per_s = static_cast<double>(r.samples_loaded) / (r.loader_read_s / workers);
+  if (r.loader_read_s > 0)
+    node.loader_samples_per_s = static_cast<double>(r.samples_loaded) / (r.loader_read_s / workers);
   if (plan.decode_jpeg && r.loader_decode_s > 0)
     node.decode_samples_per_s = static_cast<double>(r.samples_loaded) / (r.loader_decode_s / workers);
   node.cache = cache;
@@ -36,15 +38,20 @@ void record_prediction(ProbeContext& ctx, const PipelinePlan& plan, const Pipeli
   node.gradient_bytes = plan.comm.gradient_bytes;
   const Prediction prediction = predict_utilization(plan.profile, node);
   if (!prediction.utilization_pct) {
-    ctx.add_finding(Severity::info, "pipeline.no_prediction", "predicted_utilization not recorded: " + prediction.why_not);
+    ctx.add_finding(Severity::info, "pipeline.no_prediction",
+                    "predicted_utilization not recorded: " + prediction.why_not);
     return;
   }
   ctx.add_value("predicted_utilization", unit::percent, Better::higher, *prediction.utilization_pct);
   ctx.info()["prediction_inputs"] = {
-      {"gemm_tflops", node.gemm_tflops}, {"gpus", node.gpus}, {"loader_read_samples_per_s_per_gpu", node.loader_samples_per_s},
-      {"decode_samples_per_s_per_gpu", node.decode_samples_per_s.value_or(0)}, {"busbw_gbps", node.busbw_gbps},
-      {"note", "the storage figure given to the scorer is gpus x the loader's read rate: each GPU's process runs its own "
-               "loader workers (an assumption; shared storage is not measured at that load here)"}};
+      {"gemm_tflops", node.gemm_tflops},
+      {"gpus", node.gpus},
+      {"loader_read_samples_per_s_per_gpu", node.loader_samples_per_s},
+      {"decode_samples_per_s_per_gpu", node.decode_samples_per_s.value_or(0)},
+      {"busbw_gbps", node.busbw_gbps},
+      {"note",
+       "the storage figure given to the scorer is gpus x the loader's read rate: each GPU's process runs its own "
+       "loader workers (an assumption; shared storage is not measured at that load here)"}};
   if (std::fabs(*prediction.utilization_pct - f.au_pct) > 10)
     ctx.add_finding(Severity::warn, "pipeline.prediction_gap",
                     fmt::format("measured AU {:.1f}% and the scorer's predicted utilization {:.1f}% are more than 10 "
@@ -68,19 +75,28 @@ void record_metrics(ProbeContext& ctx, const PipelinePlan& plan, const PipelineR
   ctx.info()["steps_completed"] = r.steps.size();
   ctx.info()["samples_loaded"] = r.samples_loaded;
   ctx.info()["batch_buffers_registered"] = r.fixed_buffers;
-  ctx.info()["checkpoints"] = {{"mode", to_string(plan.checkpoint_mode)}, {"written", r.checkpoints},
-                               {"bytes_each", plan.checkpoint.bytes}, {"every_steps", plan.checkpoint.every_steps}};
+  ctx.info()["checkpoints"] = {{"mode", to_string(plan.checkpoint_mode)},
+                               {"written", r.checkpoints},
+                               {"bytes_each", plan.checkpoint.bytes},
+                               {"every_steps", plan.checkpoint.every_steps}};
   if (f.timed_steps == 0) {
     ctx.add_finding(Severity::warn, "pipeline.no_timed_step", "fewer than two steps completed: no AU figure");
     return;
   }
-  ctx.info()["timed"] = {{"steps", f.timed_steps}, {"wall_s", f.wall_s}, {"compute_s", f.compute_s},
-                         {"data_wait_s", f.data_wait_s}, {"communication_s", f.comm_s}, {"checkpoint_s", f.checkpoint_s},
-                         {"other_s", f.other_s}, {"loader_read_s", r.loader_read_s}, {"loader_decode_s", r.loader_decode_s},
+  ctx.info()["timed"] = {{"steps", f.timed_steps},
+                         {"wall_s", f.wall_s},
+                         {"compute_s", f.compute_s},
+                         {"data_wait_s", f.data_wait_s},
+                         {"communication_s", f.comm_s},
+                         {"checkpoint_s", f.checkpoint_s},
+                         {"other_s", f.other_s},
+                         {"loader_read_s", r.loader_read_s},
+                         {"loader_decode_s", r.loader_decode_s},
                          {"loader_blocked_s", r.loader_blocked_s}};
-  ctx.info()["au_definition"] = "au = compute / (wall - checkpoint stalls): checkpoint saves are accounted apart from AU "
-                                "(MLPerf Storage measures checkpointing as a workload of its own); au_with_checkpoint = "
-                                "compute / wall";
+  ctx.info()["au_definition"] =
+      "au = compute / (wall - checkpoint stalls): checkpoint saves are accounted apart from AU "
+      "(MLPerf Storage measures checkpointing as a workload of its own); au_with_checkpoint = "
+      "compute / wall";
   ctx.add_value("au", unit::percent, Better::higher, f.au_pct);
   ctx.add_value("au_with_checkpoint", unit::percent, Better::higher, f.au_with_checkpoint_pct);
   ctx.add_value("samples_per_s", unit::samples_per_s, Better::higher, f.samples_per_s);
@@ -99,14 +115,20 @@ void record_plan(ProbeContext& ctx, const PipelinePlan& plan, const SampleFiles&
   ctx.info()["compute_time_per_step_s"] = plan.compute.compute_s;
   ctx.info()["compute_time_source"] = plan.compute.source;
   ctx.info()["cache"] = cache;
-  ctx.info()["decode"] = plan.decode_jpeg ? "jpeg: each loader worker decodes + augments (host.decode's code) before queuing (" +
-                                                plan.decode_source + ")"
-                                          : "none (" + plan.decode_source + ")";
+  ctx.info()["decode"] = plan.decode_jpeg
+                             ? "jpeg: each loader worker decodes + augments (host.decode's code) before queuing (" +
+                                   plan.decode_source + ")"
+                             : "none (" + plan.decode_source + ")";
   const CommDemand& c = plan.comm;
   if (c.time_s > 0)
-    ctx.info()["communication"] = {{"gpus", c.gpus}, {"gradient_bytes", c.gradient_bytes}, {"bus_bytes", c.bus_bytes},
-                                   {"busbw_gbps", c.busbw_gbps}, {"busbw_source", c.busbw_source}, {"time_s", c.time_s},
-                                   {"overlap", plan.profile.training.comm_overlap}, {"exposed_s", c.exposed_s},
+    ctx.info()["communication"] = {{"gpus", c.gpus},
+                                   {"gradient_bytes", c.gradient_bytes},
+                                   {"bus_bytes", c.bus_bytes},
+                                   {"busbw_gbps", c.busbw_gbps},
+                                   {"busbw_source", c.busbw_source},
+                                   {"time_s", c.time_s},
+                                   {"overlap", plan.profile.training.comm_overlap},
+                                   {"exposed_s", c.exposed_s},
                                    {"emulated_as", "a sleep of the exposed share after compute"}};
   else
     ctx.info()["communication"] = c.gpus < 2 ? "none: one GPU" : "none: no gradient bytes or no busbw";
@@ -124,8 +146,10 @@ Outcome run_on_dataset(ProbeContext& ctx, const PipelinePlan& plan, const Sample
   const auto& p = ctx.params();
   PipelineConfig config;
   config.files = samples.files;
-  config.sample_bytes = samples.exact_size ? plan.sample_bytes : static_cast<std::uint32_t>(std::lround(samples.mean_bytes));
-  config.sample_capacity = static_cast<std::uint32_t>(io::round_up(std::uint64_t{samples.max_bytes} + (samples.exact_size ? 0 : 1), 4096));
+  config.sample_bytes =
+      samples.exact_size ? plan.sample_bytes : static_cast<std::uint32_t>(std::lround(samples.mean_bytes));
+  config.sample_capacity =
+      static_cast<std::uint32_t>(io::round_up(std::uint64_t{samples.max_bytes} + (samples.exact_size ? 0 : 1), 4096));
   config.exact_sample_size = samples.exact_size;
   config.decode_jpeg = plan.decode_jpeg;
   config.direct = p.boolean("direct");

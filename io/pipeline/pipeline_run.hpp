@@ -9,8 +9,8 @@
 #include "checkpoint_writer.hpp"
 #include "compute_model.hpp"
 #include "context.hpp"
-#include "probe.hpp"
 #include "harness/score/profile.hpp"
+#include "probe.hpp"
 
 namespace nodeaudit::pipeline {
 
@@ -23,7 +23,7 @@ struct PipelinePlan {
   int queue_depth = 0;             // batches in the prefetch queue
   std::uint32_t sample_bytes = 0;  // the profile's (or --sample-size); the JPEG set's mean when decoding
   bool decode_jpeg = false;
-  std::string decode_source;       // why decode is on or off
+  std::string decode_source;  // why decode is on or off
   ComputeDemand compute;
   CommDemand comm;
   CheckpointPlan checkpoint;

@@ -24,8 +24,8 @@
 #include <fmt/format.h>
 
 #include "generated_data.hpp"
-#include "jpeg_samples.hpp"
 #include "harness/score/score.hpp"
+#include "jpeg_samples.hpp"
 #include "pipeline_run.hpp"
 #include "registry.hpp"
 #include "storage_params.hpp"
@@ -43,9 +43,14 @@ Outcome run_on_jpegs(ProbeContext& ctx, const PipelinePlan& plan, const std::str
   JpegSet set = generate_jpeg_set(parent, spec, ctx.settings().keep_data, [&] { return ctx.should_stop(); });
   if (set.interrupted) return Outcome::interrupted();
   if (!set.error.empty()) return Outcome::failed(set.error);
-  ctx.info()["generated"] = {{"dir", set.data->dir()}, {"jpeg_files", spec.samples}, {"distinct_images", set.distinct_images},
-                             {"image_width", set.width}, {"image_height", set.height}, {"mean_bytes", set.mean_bytes},
-                             {"max_bytes", set.max_bytes}, {"generator", "host.decode synthetic photographs (kernels/host)"}};
+  ctx.info()["generated"] = {{"dir", set.data->dir()},
+                             {"jpeg_files", spec.samples},
+                             {"distinct_images", set.distinct_images},
+                             {"image_width", set.width},
+                             {"image_height", set.height},
+                             {"mean_bytes", set.mean_bytes},
+                             {"max_bytes", set.max_bytes},
+                             {"generator", "host.decode synthetic photographs (kernels/host)"}};
   const SampleFiles samples{&set.data->files(), set.mean_bytes, static_cast<std::uint32_t>(set.max_bytes), false};
   return run_on_dataset(ctx, plan, samples, parent);
 }
@@ -57,7 +62,8 @@ Outcome measure_pipeline_step(ProbeContext& ctx) {
   io::TargetOrReason t = io::resolve_target(p.text("path"), ctx.settings().data_dir, true);
   if (!t.target) return t.skip ? Outcome::skipped(t.reason) : Outcome::failed(t.reason);
   if (p.boolean("direct") && !io::direct_io_supported(t.target->path))
-    return Outcome::bad_input(fmt::format("--direct true: {} does not support O_DIRECT; use --direct false", t.target->path));
+    return Outcome::bad_input(
+        fmt::format("--direct true: {} does not support O_DIRECT; use --direct false", t.target->path));
   if (plan.decode_jpeg) return run_on_jpegs(ctx, plan, t.target->path);
   const auto samples = static_cast<std::uint64_t>(p.integer("samples"));
   const io::DatasetSpec spec{fmt::format("dataset-{}x{}", plan.sample_bytes, samples), samples, plan.sample_bytes,
@@ -66,14 +72,17 @@ Outcome measure_pipeline_step(ProbeContext& ctx) {
       io::generate_dataset(t.target->path, spec, ctx.settings().keep_data, [&] { return ctx.should_stop(); });
   if (g.interrupted) return Outcome::interrupted();
   if (!g.error.empty()) return Outcome::failed(g.error);
-  ctx.info()["generated"] = {{"dir", g.data->dir()}, {"reused", g.data->reused()}, {"bytes", samples * plan.sample_bytes}};
+  ctx.info()["generated"] = {
+      {"dir", g.data->dir()}, {"reused", g.data->reused()}, {"bytes", samples * plan.sample_bytes}};
   return run_on_dataset(ctx, plan, g.data->files(), t.target->path);
 }
 
 ProbeSpec make_spec() {
   ProbeSpec spec;
   spec.id = "pipeline.step";
-  spec.description = "Emulated training step (loader + decode -> prefetch queue -> compute -> all-reduce -> checkpoint): accelerator utilization";
+  spec.description =
+      "Emulated training step (loader + decode -> prefetch queue -> compute -> all-reduce -> checkpoint): accelerator "
+      "utilization";
   spec.needs = {Need::io_uring};
   spec.params = pipeline_params();
   spec.body = measure_pipeline_step;

@@ -15,15 +15,15 @@
 namespace nodeaudit::pipeline {
 
 struct NodeFigures {
-  double gemm_tflops = 0;             // per GPU, the rate compute_s was derived from
-  int gpus = 1;                       // GPUs of the emulated node
+  double gemm_tflops = 0;  // per GPU, the rate compute_s was derived from
+  int gpus = 1;            // GPUs of the emulated node
   // Per GPU: the pipeline emulates one GPU's loader; with several GPUs each GPU's process runs
   // its own loader workers, so the node's storage figure is gpus x this (an assumption, labelled).
-  double loader_samples_per_s = 0;    // reading only
+  double loader_samples_per_s = 0;             // reading only
   std::optional<double> decode_samples_per_s;  // decode + augmentation only, when the loader decodes
-  std::string cache = "page";         // storage.dataset's cache label for the data set
+  std::string cache = "page";                  // storage.dataset's cache label for the data set
   double sample_bytes = 0;
-  double busbw_gbps = 0;              // the all-reduce busbw the run emulated (0: none)
+  double busbw_gbps = 0;  // the all-reduce busbw the run emulated (0: none)
   double gradient_bytes = 0;
 };
 

@@ -17,7 +17,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+double seconds_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
 
 // Sleeps to `deadline`, spinning through the last 100 us: a sleep overshoots by the timer slack
 // (~50-100 us), which would count as compute time and hide a starved loader at short steps.
@@ -62,7 +64,8 @@ void run_compute_stage(const PipelineConfig& config, LoaderShared& shared, Check
     if (config.comm_exposed_s > 0) busy_until(compute_end + as_duration(config.comm_exposed_s));
     const auto comm_end = Clock::now();
     if (checkpoint_due(config, step)) {
-      if (const std::string error = checkpoints.save(config.checkpoint.bytes); !error.empty()) return shared.fail(error);
+      if (const std::string error = checkpoints.save(config.checkpoint.bytes); !error.empty())
+        return shared.fail(error);
       result.checkpoint_bytes += config.checkpoint.bytes;
     }
     const auto end = Clock::now();
@@ -76,7 +79,8 @@ void run_compute_stage(const PipelineConfig& config, LoaderShared& shared, Check
   }
 }
 
-std::vector<std::unique_ptr<BatchReader>> make_readers(const PipelineConfig& config, BatchQueue& queue, std::string& error) {
+std::vector<std::unique_ptr<BatchReader>> make_readers(const PipelineConfig& config, BatchQueue& queue,
+                                                       std::string& error) {
   std::vector<std::unique_ptr<BatchReader>> readers;
   const std::vector<iovec> buffers = sample_area_iovecs(queue);
   for (int i = 0; i < config.workers; ++i) {

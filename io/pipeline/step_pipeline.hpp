@@ -21,17 +21,17 @@ namespace nodeaudit::pipeline {
 
 struct PipelineConfig {
   const std::vector<std::string>* files = nullptr;  // the storage.dataset layout: one file per sample
-  std::uint32_t sample_bytes = 0;       // every file's size when exact_sample_size; else the mean
-  std::uint32_t sample_capacity = 0;    // bytes reserved per sample in a batch (read length); 0 = derived
-  bool exact_sample_size = true;        // pattern samples have one size; JPEG files vary
-  bool decode_jpeg = false;             // decode + augment each sample in the loader
-  bool direct = false;                  // O_DIRECT reads (sample_capacity is a multiple of 4 KiB)
+  std::uint32_t sample_bytes = 0;                   // every file's size when exact_sample_size; else the mean
+  std::uint32_t sample_capacity = 0;                // bytes reserved per sample in a batch (read length); 0 = derived
+  bool exact_sample_size = true;                    // pattern samples have one size; JPEG files vary
+  bool decode_jpeg = false;                         // decode + augment each sample in the loader
+  bool direct = false;                              // O_DIRECT reads (sample_capacity is a multiple of 4 KiB)
   int samples_per_step = 1;
   int steps = 1;
   int workers = 1;
-  int queue_depth = 1;      // batches prefetched
-  unsigned io_depth = 8;    // whole-file reads in flight per worker
-  double compute_s = 0;     // per step
+  int queue_depth = 1;        // batches prefetched
+  unsigned io_depth = 8;      // whole-file reads in flight per worker
+  double compute_s = 0;       // per step
   double comm_exposed_s = 0;  // per step: the all-reduce share not hidden behind compute
   CheckpointPlan checkpoint;
   CheckpointMode checkpoint_mode = CheckpointMode::sync;
@@ -48,16 +48,16 @@ struct StepTiming {
 struct PipelineResult {
   std::vector<StepTiming> steps;  // completed steps, in order
   int workers = 0;
-  double loader_read_s = 0;       // sum over workers of time reading (not decoding, not blocked)
-  double loader_decode_s = 0;     // sum over workers of time decoding + augmenting
-  double loader_blocked_s = 0;    // sum over workers of time waiting for a free buffer
-  bool fixed_buffers = false;     // batch buffers registered with every ring
-  double loader_wall_s = 0;       // from start until the last worker ended
+  double loader_read_s = 0;     // sum over workers of time reading (not decoding, not blocked)
+  double loader_decode_s = 0;   // sum over workers of time decoding + augmenting
+  double loader_blocked_s = 0;  // sum over workers of time waiting for a free buffer
+  bool fixed_buffers = false;   // batch buffers registered with every ring
+  double loader_wall_s = 0;     // from start until the last worker ended
   std::uint64_t samples_loaded = 0, bytes_loaded = 0;
   int checkpoints = 0;
   double checkpoint_bytes = 0;
-  std::string error;              // first loader or checkpoint error
-  std::string setup_error;        // io_uring could not be set up: nothing ran (a skip for the probe)
+  std::string error;        // first loader or checkpoint error
+  std::string setup_error;  // io_uring could not be set up: nothing ran (a skip for the probe)
   bool interrupted = false;
 };
 

@@ -87,7 +87,9 @@ TEST(BatchReader, EveryFileLandsAtItsSamplesPlaceInTheBatch) {
   EXPECT_EQ(totals.bytes, 40 * file_bytes);
   for (std::size_t i = 0; i < 40; ++i) {
     EXPECT_EQ(source.lengths()[i], file_bytes);
-    EXPECT_EQ(io::count_pattern_mismatches(batch.data + i * stride, file_bytes, io::file_seed({"r", 40, file_bytes, 11}, i), 0), 0u)
+    EXPECT_EQ(io::count_pattern_mismatches(batch.data + i * stride, file_bytes,
+                                           io::file_seed({"r", 40, file_bytes, 11}, i), 0),
+              0u)
         << "sample " << i;
   }
 }

@@ -17,8 +17,9 @@ namespace {
 
 TEST(PipelineRun, ComputeDominatedRunKeepsTheGpuBusy) {
   Scratch dir;
-  const ProbeRun run = run_pipeline_probe(dir.path, 64, {{"compute-time", "50ms"}, {"batch-size", "8"}, {"steps", "8"},
-                                                    {"workers", "2"}, {"queue-depth", "4"}});
+  const ProbeRun run = run_pipeline_probe(
+      dir.path, 64,
+      {{"compute-time", "50ms"}, {"batch-size", "8"}, {"steps", "8"}, {"workers", "2"}, {"queue-depth", "4"}});
   SKIP_WITHOUT_URING(run);
   ASSERT_EQ(run.outcome.status, Status::ok) << run.outcome.reason;
   EXPECT_GT(run.values.at("au"), 90.0);
@@ -33,11 +34,12 @@ TEST(PipelineRun, ComputeDominatedRunKeepsTheGpuBusy) {
 TEST(PipelineRun, StarvedLoaderLowersAuAndShowsDataWait) {
   Scratch dir;
   const std::map<std::string, std::string> starved{{"compute-time", "0.5ms"}, {"batch-size", "256"}, {"steps", "12"},
-                                                   {"workers", "1"}, {"queue-depth", "1"}, {"io-depth", "1"}};
+                                                   {"workers", "1"},          {"queue-depth", "1"},  {"io-depth", "1"}};
   const ProbeRun slow = run_pipeline_probe(dir.path, 2000, starved);
   SKIP_WITHOUT_URING(slow);
   ASSERT_EQ(slow.outcome.status, Status::ok) << slow.outcome.reason;
-  const ProbeRun busy = run_pipeline_probe(dir.path, 64, {{"compute-time", "50ms"}, {"batch-size", "8"}, {"steps", "6"}});
+  const ProbeRun busy =
+      run_pipeline_probe(dir.path, 64, {{"compute-time", "50ms"}, {"batch-size", "8"}, {"steps", "6"}});
   ASSERT_EQ(busy.outcome.status, Status::ok) << busy.outcome.reason;
   // 256 whole-file reads one at a time take far longer than 0.5 ms on any storage, page cache included.
   EXPECT_LT(slow.values.at("au"), 50.0);
@@ -48,8 +50,9 @@ TEST(PipelineRun, StarvedLoaderLowersAuAndShowsDataWait) {
 
 TEST(PipelineRun, StageTimesAccountForWallTime) {
   Scratch dir;
-  const ProbeRun run = run_pipeline_probe(dir.path, 500, {{"compute-time", "2ms"}, {"batch-size", "32"}, {"steps", "20"},
-                                                     {"workers", "2"}, {"queue-depth", "2"}});
+  const ProbeRun run = run_pipeline_probe(
+      dir.path, 500,
+      {{"compute-time", "2ms"}, {"batch-size", "32"}, {"steps", "20"}, {"workers", "2"}, {"queue-depth", "2"}});
   SKIP_WITHOUT_URING(run);
   ASSERT_EQ(run.outcome.status, Status::ok) << run.outcome.reason;
   const nlohmann::json& t = run.info["timed"];

@@ -13,7 +13,8 @@ namespace {
 
 TEST(PipelineJpeg, SamplesAreRealJpegsDecodedIntoNormalisedTensors) {
   Scratch dir;
-  JpegSet set = generate_jpeg_set(dir.path, {.samples = 6, .target_mean_bytes = 24 * 1024, .distinct_images = 3}, false, {});
+  JpegSet set =
+      generate_jpeg_set(dir.path, {.samples = 6, .target_mean_bytes = 24 * 1024, .distinct_images = 3}, false, {});
   ASSERT_EQ(set.error, "");
   ASSERT_EQ(set.data->files().size(), 6u);
   EXPECT_EQ(set.distinct_images, 3);
@@ -25,20 +26,28 @@ TEST(PipelineJpeg, SamplesAreRealJpegsDecodedIntoNormalisedTensors) {
   SampleDecoder decoder(1);
   std::vector<std::byte> tensor(SampleDecoder::tensor_bytes);
   std::string error;
-  ASSERT_TRUE(decoder.decode({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, tensor.data(), error)) << error;
+  ASSERT_TRUE(decoder.decode({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, tensor.data(), error))
+      << error;
   const auto* values = reinterpret_cast<const float*>(tensor.data());
   double spread = 0;
-  for (std::size_t i = 1; i < SampleDecoder::tensor_bytes / sizeof(float); ++i) spread += std::abs(values[i] - values[0]);
+  for (std::size_t i = 1; i < SampleDecoder::tensor_bytes / sizeof(float); ++i)
+    spread += std::abs(values[i] - values[0]);
   EXPECT_GT(spread, 0);  // a real image, not a constant
   EXPECT_FALSE(decoder.decode({reinterpret_cast<const std::uint8_t*>("not a jpeg"), 10}, tensor.data(), error));
 }
 
 TEST(PipelineJpeg, LoaderDecodesEverySampleAndReportsTheDecodeStage) {
   Scratch dir;
-  JpegSet set = generate_jpeg_set(dir.path, {.samples = 16, .target_mean_bytes = 24 * 1024, .distinct_images = 4}, false, {});
+  JpegSet set =
+      generate_jpeg_set(dir.path, {.samples = 16, .target_mean_bytes = 24 * 1024, .distinct_images = 4}, false, {});
   ASSERT_EQ(set.error, "");
-  ProbeContext ctx = make_context({{"decode", "jpeg"}, {"batch-size", "4"}, {"steps", "5"}, {"workers", "2"},
-                                   {"compute-time", "5ms"}, {"checkpoint", "off"}, {"gpus-in-node", "1"}});
+  ProbeContext ctx = make_context({{"decode", "jpeg"},
+                                   {"batch-size", "4"},
+                                   {"steps", "5"},
+                                   {"workers", "2"},
+                                   {"compute-time", "5ms"},
+                                   {"checkpoint", "off"},
+                                   {"gpus-in-node", "1"}});
   PipelinePlan plan;
   ASSERT_EQ(make_plan(ctx, plan), "");
   const SampleFiles samples{&set.data->files(), set.mean_bytes, static_cast<std::uint32_t>(set.max_bytes), false};
@@ -54,8 +63,9 @@ TEST(PipelineJpeg, LoaderDecodesEverySampleAndReportsTheDecodeStage) {
 
 TEST(PipelineJpeg, PatternFilesCannotPassForJpegs) {
   Scratch dir;
-  const ProbeRun run = run_pipeline_probe(dir.path, 16, {{"decode", "jpeg"}, {"batch-size", "4"}, {"steps", "4"},
-                                                         {"compute-time", "1ms"}, {"checkpoint", "off"}});
+  const ProbeRun run = run_pipeline_probe(
+      dir.path, 16,
+      {{"decode", "jpeg"}, {"batch-size", "4"}, {"steps", "4"}, {"compute-time", "1ms"}, {"checkpoint", "off"}});
   SKIP_WITHOUT_URING(run);
   ASSERT_EQ(run.outcome.status, Status::failed);
   EXPECT_NE(run.outcome.reason.find("JPEG decode"), std::string::npos) << run.outcome.reason;
@@ -66,8 +76,13 @@ TEST(PipelineComm, ExposedAllReduceShareAddsToEveryStep) {
   Scratch dir;
   // ResNet-50: 102.2 MB of fp32 gradients, 8 GPUs: 178.9 MB on the bus; at 1.789 GB/s that is
   // 100 ms, of which the profile's 10% (90% overlapped) = 10 ms is exposed after 20 ms of compute.
-  const ProbeRun run = run_pipeline_probe(dir.path, 64, {{"compute-time", "20ms"}, {"batch-size", "8"}, {"steps", "8"},
-                                                         {"gpus-in-node", "8"}, {"busbw", "1.789"}, {"checkpoint", "off"}});
+  const ProbeRun run = run_pipeline_probe(dir.path, 64,
+                                          {{"compute-time", "20ms"},
+                                           {"batch-size", "8"},
+                                           {"steps", "8"},
+                                           {"gpus-in-node", "8"},
+                                           {"busbw", "1.789"},
+                                           {"checkpoint", "off"}});
   SKIP_WITHOUT_URING(run);
   ASSERT_EQ(run.outcome.status, Status::ok) << run.outcome.reason;
   EXPECT_NEAR(run.info["communication"]["time_s"].get<double>(), 0.100, 0.001);
@@ -85,9 +100,13 @@ TEST(PipelineComm, MeasuredBusbwIsTakenFromAResultFileAtTheNearestSize) {
   const std::string path = dir.path + "/result.json";
   nlohmann::json metrics = nlohmann::json::array();
   for (const auto& [size, busbw] : {std::pair{"1048576", 50.0}, {"134217728", 180.0}, {"1073741824", 200.0}})
-    metrics.push_back({{"name", "busbw"}, {"unit", "GB/s"}, {"labels", {{"size", size}, {"gpus", "8"}}}, {"median", busbw},
+    metrics.push_back({{"name", "busbw"},
+                       {"unit", "GB/s"},
+                       {"labels", {{"size", size}, {"gpus", "8"}}},
+                       {"median", busbw},
                        {"samples", {busbw}}});
-  std::ofstream(path) << nlohmann::json{{"probes", {{{"id", "comm.allreduce"}, {"status", "ok"}, {"metrics", metrics}}}}};
+  std::ofstream(path) << nlohmann::json{
+      {"probes", {{{"id", "comm.allreduce"}, {"status", "ok"}, {"metrics", metrics}}}}};
   ProbeContext ctx = make_context({{"comm-result", path}, {"gpus-in-node", "8"}});
   PipelinePlan plan;
   ASSERT_EQ(make_plan(ctx, plan), "");
@@ -100,8 +119,8 @@ TEST(PipelineComm, MeasuredBusbwIsTakenFromAResultFileAtTheNearestSize) {
 
 TEST(PipelineCheckpoint, AsyncWritesInTheBackgroundAndOffWritesNone) {
   Scratch dir;
-  const std::map<std::string, std::string> given{{"compute-time", "2ms"}, {"batch-size", "8"}, {"steps", "20"},
-                                                 {"gpus-in-node", "1"}};
+  const std::map<std::string, std::string> given{
+      {"compute-time", "2ms"}, {"batch-size", "8"}, {"steps", "20"}, {"gpus-in-node", "1"}};
   auto with = [&](const std::string& mode) {
     auto g = given;
     g["checkpoint"] = mode;
@@ -123,8 +142,8 @@ TEST(PipelineCheckpoint, AsyncWritesInTheBackgroundAndOffWritesNone) {
 
 TEST(PipelineLoaderOnly, NoComputeNoAllReduceNoPrediction) {
   Scratch dir;
-  const ProbeRun run = run_pipeline_probe(dir.path, 64, {{"emulate-compute", "none"}, {"batch-size", "8"}, {"steps", "10"},
-                                                         {"checkpoint", "off"}});
+  const ProbeRun run = run_pipeline_probe(
+      dir.path, 64, {{"emulate-compute", "none"}, {"batch-size", "8"}, {"steps", "10"}, {"checkpoint", "off"}});
   SKIP_WITHOUT_URING(run);
   ASSERT_EQ(run.outcome.status, Status::ok) << run.outcome.reason;
   EXPECT_EQ(run.info["mode"], "loader only");

@@ -41,7 +41,8 @@ inline ProbeContext make_context(const std::map<std::string, std::string>& given
 }
 
 // Runs an already-planned probe context on `samples` and collects what it recorded.
-inline ProbeRun collect(ProbeContext& ctx, const PipelinePlan& plan, const SampleFiles& samples, const std::string& dir) {
+inline ProbeRun collect(ProbeContext& ctx, const PipelinePlan& plan, const SampleFiles& samples,
+                        const std::string& dir) {
   ProbeRun run;
   run.outcome = run_on_dataset(ctx, plan, samples, dir);
   for (const Metric& m : ctx.metrics()) {
@@ -54,7 +55,8 @@ inline ProbeRun collect(ProbeContext& ctx, const PipelinePlan& plan, const Sampl
 }
 
 // Generates `files` samples of 4 KiB under `dir`, optionally damages one, runs the pipeline.
-inline ProbeRun run_pipeline_probe(const std::string& dir, std::uint64_t files, std::map<std::string, std::string> given,
+inline ProbeRun run_pipeline_probe(const std::string& dir, std::uint64_t files,
+                                   std::map<std::string, std::string> given,
                                    const std::function<void(const std::vector<std::string>&)>& damage = {}) {
   given["sample-size"] = "4KiB";
   given.emplace("decode", "none");  // pattern files; the JPEG path has its own test
