@@ -92,7 +92,10 @@ void record_metrics(ProbeContext& ctx, const PipelinePlan& plan, const PipelineR
                          {"other_s", f.other_s},
                          {"loader_read_s", r.loader_read_s},
                          {"loader_decode_s", r.loader_decode_s},
-                         {"loader_blocked_s", r.loader_blocked_s}};
+                         {"loader_blocked_s", r.loader_blocked_s},
+                         // Measured compute above this is the compute thread waking late (a busy host),
+                         // counted as compute: compare the two before trusting an AU near 100%.
+                         {"compute_nominal_s", f.timed_steps * plan.compute.compute_s}};
   ctx.info()["au_definition"] =
       "au = compute / (wall - checkpoint stalls): checkpoint saves are accounted apart from AU "
       "(MLPerf Storage measures checkpointing as a workload of its own); au_with_checkpoint = "
