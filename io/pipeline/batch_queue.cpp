@@ -1,5 +1,7 @@
 #include "batch_queue.hpp"
 
+#include <sys/mman.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -36,6 +38,14 @@ std::optional<std::size_t> SlotQueue::pop(const std::function<bool()>& give_up) 
   return slot;
 }
 
+std::optional<std::size_t> SlotQueue::try_pop() {
+  std::lock_guard lock(mutex_);
+  if (closed_ || slots_.empty()) return std::nullopt;
+  const std::size_t slot = slots_.front();
+  slots_.pop_front();
+  return slot;
+}
+
 void SlotQueue::close() {
   {
     std::lock_guard lock(mutex_);
@@ -44,15 +54,33 @@ void SlotQueue::close() {
   ready_.notify_all();
 }
 
-void AlignedFree::operator()(std::byte* p) const { std::free(p); }
+void AlignedFree::operator()(std::byte* p) const {
+  std::free(p);
+}
 
-BatchQueue::BatchQueue(std::size_t depth, std::size_t batch_bytes) {
-  const std::size_t rounded = (batch_bytes + 4095) / 4096 * 4096;
+namespace {
+
+// Batches of MiBs are written once per step by the page-cache copy; on 4 KiB pages every 4 KiB
+// of a batch costs a TLB miss, so batches from 2 MiB up ask for transparent huge pages (THP in
+// `madvise` mode honours this; `never` ignores it and nothing else changes).
+std::unique_ptr<std::byte, AlignedFree> touched_pages(std::size_t bytes) {
+  constexpr std::size_t huge_page = 2 << 20;
+  const bool huge = bytes >= huge_page;
+  if (huge) bytes = (bytes + huge_page - 1) / huge_page * huge_page;
+  auto* p = static_cast<std::byte*>(std::aligned_alloc(huge ? huge_page : 4096, bytes));
+  if (!p) throw std::bad_alloc();
+  if (huge) madvise(p, bytes, MADV_HUGEPAGE);  // advice only: a refusal leaves 4 KiB pages
+  std::memset(p, 0, bytes);                    // touch the pages now, not inside the timed loop
+  return std::unique_ptr<std::byte, AlignedFree>(p);
+}
+
+}  // namespace
+
+BatchQueue::BatchQueue(std::size_t depth, std::size_t sample_area_bytes, std::size_t tensor_area_bytes)
+    : sample_area_bytes_((sample_area_bytes + 4095) / 4096 * 4096) {
   for (std::size_t i = 0; i < depth; ++i) {
-    auto* p = static_cast<std::byte*>(std::aligned_alloc(4096, rounded));
-    if (!p) throw std::bad_alloc();
-    std::memset(p, 0, rounded);  // touch the pages now, not inside the timed loop
-    buffers_.emplace_back(p);
+    buffers_.push_back(touched_pages(sample_area_bytes_));
+    if (tensor_area_bytes > 0) tensors_.push_back(touched_pages((tensor_area_bytes + 4095) / 4096 * 4096));
     free_.push(i);
   }
 }

@@ -1,6 +1,8 @@
-// The prefetch queue between loader workers and the compute stage: `depth` batch buffers that
-// cycle free -> filled by a loader -> ready -> consumed by compute -> free. Buffers are plain
-// page-aligned host memory (where a GPU exists they would be pinned, cudaHostAlloc). close()
+// The prefetch queue between loader workers and the compute stage: `depth` batches that cycle
+// free -> filled by a loader -> ready -> consumed by compute -> free. Each batch has a sample area
+// (the files are read straight into it) and, when the loader decodes, a tensor area for the
+// decoded samples. Buffers are page-aligned host memory, touched at construction so page faults
+// stay out of the timed loop (where a GPU exists they would be pinned, cudaHostAlloc). close()
 // wakes every waiter so an error or a stop request ends both sides without a deadlock.
 #pragma once
 
@@ -22,6 +24,8 @@ class SlotQueue {
   std::optional<std::size_t> pop();
   // As pop(), but gives up (nullopt) when `give_up` turns true; polled every 50 ms while waiting.
   std::optional<std::size_t> pop(const std::function<bool()>& give_up);
+  // Never waits: nullopt when nothing is queued (or closed).
+  std::optional<std::size_t> try_pop();
   void close();
 
  private:
@@ -37,8 +41,10 @@ struct AlignedFree {
 
 class BatchQueue {
  public:
-  BatchQueue(std::size_t depth, std::size_t batch_bytes);
+  BatchQueue(std::size_t depth, std::size_t sample_area_bytes, std::size_t tensor_area_bytes = 0);
   std::byte* buffer(std::size_t slot) { return buffers_[slot].get(); }
+  std::byte* tensors(std::size_t slot) { return tensors_.empty() ? nullptr : tensors_[slot].get(); }
+  std::size_t sample_area_bytes() const { return sample_area_bytes_; }
   std::size_t depth() const { return buffers_.size(); }
   SlotQueue& free_slots() { return free_; }
   SlotQueue& ready_slots() { return ready_; }
@@ -48,7 +54,8 @@ class BatchQueue {
   }
 
  private:
-  std::vector<std::unique_ptr<std::byte, AlignedFree>> buffers_;
+  std::vector<std::unique_ptr<std::byte, AlignedFree>> buffers_, tensors_;
+  std::size_t sample_area_bytes_ = 0;
   SlotQueue free_, ready_;
 };
 

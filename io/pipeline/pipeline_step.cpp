@@ -1,23 +1,31 @@
 // pipeline.step — a training step emulated end to end, measuring accelerator utilization (AU) the
 // way MLPerf Storage and DLIO do: loader workers read whole sample files (storage.dataset's
-// layout, through io_uring) into a bounded prefetch queue of batches; the compute stage takes one
-// batch per step and is busy for the compute time the profile implies on the named GPU (a sleep);
-// synchronous checkpoints are written at the profile's write demand, scaled to the run.
+// layout, through io_uring, straight into the batch buffers) into a bounded prefetch queue of
+// batches, decoding + augmenting JPEG samples with host.decode's code when the profile decodes
+// JPEGs; the compute stage takes one batch per step and is busy for the compute time the profile
+// implies on the named GPU (a sleep), then for the exposed share of the gradient all-reduce (a
+// sleep); checkpoints are saved at the profile's write demand, scaled to the run (sync/async/off).
 //   compute_s per step = samples per step x flops_per_sample / (datasheet peak x model_efficiency)
-//   au            = compute time / wall time over the steps after the first (which fills the queue)
+//   comm_s per step    = gradient bytes x 2(G-1)/G / busbw; exposed = comm_s x (1 - comm_overlap)
+//   au            = compute time / (wall time - checkpoint stalls), over the steps after the first
+//   au_with_checkpoint = compute time / wall time
 //   samples_per_s = samples consumed by compute / that wall time
-//   stage_busy_pct[stage] = stage time / wall (compute, data_wait, checkpoint, other); loader:
-//                   time reading / (workers x run time)
-//   predicted_utilization = the scorer on the same node figures (compute rate, loader rate)
+//   stage_busy_pct[stage] = stage time / wall (compute, data_wait, communication, checkpoint,
+//                   other); loader_read / loader_decode: that time / (workers x run time)
+//   predicted_utilization = the scorer on the same node figures (compute rate, loader rates, busbw)
 // Pitfalls: buffered reads of a data set that fits in RAM measure the page cache (info.cache);
-// JPEG decode costs nothing here (the sample files are not JPEGs); datasheet peaks exceed what a
-// GEMM reaches, so the emulated compute is short and demands more of the loader than a real GPU.
+// datasheet peaks exceed what a GEMM reaches, so the emulated compute is short and demands more
+// of the loader than a real GPU; the datasheet link rate is a busbw ceiling nccl-tests stays under
+// (give --busbw or --comm-result for a measured one); the JPEG set cycles through a few dozen
+// distinct images, so the decoder sees repeats (decode cost depends on content, not on repeats).
 #include <algorithm>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "generated_data.hpp"
 #include "harness/score/score.hpp"
+#include "jpeg_samples.hpp"
 #include "pipeline_run.hpp"
 #include "registry.hpp"
 #include "storage_params.hpp"
@@ -26,12 +34,37 @@
 namespace nodeaudit::pipeline {
 namespace {
 
+// JPEG samples of the profile's mean size, made with host.decode's synthetic photographs.
+Outcome run_on_jpegs(ProbeContext& ctx, const PipelinePlan& plan, const std::string& parent) {
+  JpegSetSpec spec;
+  spec.samples = static_cast<std::uint64_t>(ctx.params().integer("samples"));
+  spec.target_mean_bytes = plan.sample_bytes;
+  spec.encode_workers = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  JpegSet set = generate_jpeg_set(parent, spec, ctx.settings().keep_data, [&] { return ctx.should_stop(); });
+  if (set.interrupted) return Outcome::interrupted();
+  if (!set.error.empty()) return Outcome::failed(set.error);
+  ctx.info()["generated"] = {{"dir", set.data->dir()},
+                             {"jpeg_files", spec.samples},
+                             {"distinct_images", set.distinct_images},
+                             {"image_width", set.width},
+                             {"image_height", set.height},
+                             {"mean_bytes", set.mean_bytes},
+                             {"max_bytes", set.max_bytes},
+                             {"generator", "host.decode synthetic photographs (kernels/host)"}};
+  const SampleFiles samples{&set.data->files(), set.mean_bytes, static_cast<std::uint32_t>(set.max_bytes), false};
+  return run_on_dataset(ctx, plan, samples, parent);
+}
+
 Outcome measure_pipeline_step(ProbeContext& ctx) {
   const auto& p = ctx.params();
   PipelinePlan plan;
   if (std::string error = make_plan(ctx, plan); !error.empty()) return Outcome::failed(error);
   io::TargetOrReason t = io::resolve_target(p.text("path"), ctx.settings().data_dir, true);
   if (!t.target) return t.skip ? Outcome::skipped(t.reason) : Outcome::failed(t.reason);
+  if (p.boolean("direct") && !io::direct_io_supported(t.target->path))
+    return Outcome::bad_input(
+        fmt::format("--direct true: {} does not support O_DIRECT; use --direct false", t.target->path));
+  if (plan.decode_jpeg) return run_on_jpegs(ctx, plan, t.target->path);
   const auto samples = static_cast<std::uint64_t>(p.integer("samples"));
   const io::DatasetSpec spec{fmt::format("dataset-{}x{}", plan.sample_bytes, samples), samples, plan.sample_bytes,
                              0xda7a5e7};
@@ -39,14 +72,17 @@ Outcome measure_pipeline_step(ProbeContext& ctx) {
       io::generate_dataset(t.target->path, spec, ctx.settings().keep_data, [&] { return ctx.should_stop(); });
   if (g.interrupted) return Outcome::interrupted();
   if (!g.error.empty()) return Outcome::failed(g.error);
-  ctx.info()["generated"] = {{"dir", g.data->dir()}, {"reused", g.data->reused()}, {"bytes", samples * plan.sample_bytes}};
+  ctx.info()["generated"] = {
+      {"dir", g.data->dir()}, {"reused", g.data->reused()}, {"bytes", samples * plan.sample_bytes}};
   return run_on_dataset(ctx, plan, g.data->files(), t.target->path);
 }
 
 ProbeSpec make_spec() {
   ProbeSpec spec;
   spec.id = "pipeline.step";
-  spec.description = "Emulated training step (loader -> prefetch queue -> compute -> checkpoint): accelerator utilization";
+  spec.description =
+      "Emulated training step (loader + decode -> prefetch queue -> compute -> all-reduce -> checkpoint): accelerator "
+      "utilization";
   spec.needs = {Need::io_uring};
   spec.params = pipeline_params();
   spec.body = measure_pipeline_step;

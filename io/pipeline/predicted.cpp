@@ -1,5 +1,7 @@
 #include "predicted.hpp"
 
+#include <fmt/format.h>
+
 #include "harness/score/score.hpp"
 
 namespace nodeaudit::pipeline {
@@ -14,21 +16,42 @@ json single_metric(const std::string& name, const std::string& unit, double valu
 
 json storage_probe(const score::Profile& profile, const NodeFigures& figures) {
   if (profile.data.access == score::AccessPattern::sequential_shards) {
-    const double gbps = figures.loader_samples_per_s * figures.sample_bytes / 1e9;
-    return {{"id", "storage.read"}, {"status", "ok"},
+    const double gbps = figures.loader_samples_per_s * figures.gpus * figures.sample_bytes / 1e9;
+    return {{"id", "storage.read"},
+            {"status", "ok"},
             {"metrics", {single_metric("bandwidth", "GB/s", gbps, {{"pattern", "seq"}, {"cache", figures.cache}})}}};
   }
-  return {{"id", "storage.dataset"}, {"status", "ok"},
-          {"metrics", {single_metric("samples_per_s", "samples/s", figures.loader_samples_per_s, {{"cache", figures.cache}})}}};
+  return {{"id", "storage.dataset"},
+          {"status", "ok"},
+          {"metrics",
+           {single_metric("samples_per_s", "samples/s", figures.loader_samples_per_s * figures.gpus,
+                          {{"cache", figures.cache}})}}};
 }
 
 }  // namespace
 
 json figures_as_result(const score::Profile& profile, const NodeFigures& figures) {
-  json gemm{{"id", "gpu.gemm"}, {"status", "ok"},
-            {"metrics", {single_metric("tflops", "TFLOP/s", figures.gemm_tflops, {{"dtype", profile.model.dtype}, {"gpu", "0"}})}}};
-  json env{{"gpus", json::array({json{{"index", 0}}})}};
-  return {{"env", env}, {"probes", {gemm, storage_probe(profile, figures)}}};
+  json gemm_metrics = json::array(), gpus = json::array();
+  for (int i = 0; i < figures.gpus; ++i) {
+    gemm_metrics.push_back(single_metric("tflops", "TFLOP/s", figures.gemm_tflops,
+                                         {{"dtype", profile.model.dtype}, {"gpu", std::to_string(i)}}));
+    gpus.push_back({{"index", i}});
+  }
+  json probes{{{"id", "gpu.gemm"}, {"status", "ok"}, {"metrics", gemm_metrics}}, storage_probe(profile, figures)};
+  if (figures.decode_samples_per_s)
+    probes.push_back(
+        {{"id", "host.decode"},
+         {"status", "ok"},
+         {"metrics",
+          {single_metric("images_per_s_per_gpu", "images/s", *figures.decode_samples_per_s, {{"stage", "full"}})}}});
+  if (figures.busbw_gbps > 0 && figures.gpus > 1)
+    probes.push_back({{"id", "comm.allreduce"},
+                      {"status", "ok"},
+                      {"metrics",
+                       {single_metric("busbw", "GB/s", figures.busbw_gbps,
+                                      {{"size", fmt::format("{:.0f}", figures.gradient_bytes)},
+                                       {"gpus", std::to_string(figures.gpus)}})}}});
+  return {{"env", {{"gpus", gpus}}}, {"probes", probes}};
 }
 
 Prediction predict_utilization(const score::Profile& profile, const NodeFigures& figures) {

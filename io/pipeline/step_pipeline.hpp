@@ -1,8 +1,9 @@
 // The overlapped training step, emulated: loader workers read whole sample files through io_uring
-// into batch buffers of a bounded prefetch queue; the compute stage takes one batch per step and
-// is busy for the step's compute time (a sleep, MLPerf Storage style); a synchronous checkpoint is
-// written every `checkpoint.every_steps` steps. Every stage's time is recorded per step so the
-// stages account for the wall time.
+// straight into batch buffers of a bounded prefetch queue (and decode + augment JPEG samples when
+// the workload does); the compute stage takes one batch per step and is busy for the step's
+// compute time (a sleep, MLPerf Storage style), then for the exposed share of the gradient
+// all-reduce (a sleep too); a checkpoint is saved every `checkpoint.every_steps` steps (sync, async
+// or off). Every stage's time is recorded per step so the stages account for the wall time.
 #pragma once
 
 #include <atomic>
@@ -12,57 +13,70 @@
 #include <string>
 #include <vector>
 
+#include "batch_reader.hpp"
+#include "checkpoint_writer.hpp"
 #include "compute_model.hpp"
-#include "uring_engine.hpp"
 
 namespace nodeaudit::pipeline {
 
 struct PipelineConfig {
   const std::vector<std::string>* files = nullptr;  // the storage.dataset layout: one file per sample
-  std::uint32_t sample_bytes = 0;
+  std::uint32_t sample_bytes = 0;                   // every file's size when exact_sample_size; else the mean
+  std::uint32_t sample_capacity = 0;                // bytes reserved per sample in a batch (read length); 0 = derived
+  bool exact_sample_size = true;                    // pattern samples have one size; JPEG files vary
+  bool decode_jpeg = false;                         // decode + augment each sample in the loader
+  bool direct = false;                              // O_DIRECT reads (sample_capacity is a multiple of 4 KiB)
   int samples_per_step = 1;
   int steps = 1;
   int workers = 1;
-  int queue_depth = 1;      // batches prefetched
-  unsigned io_depth = 8;    // whole-file reads in flight per worker
-  double compute_s = 0;     // per step
+  int queue_depth = 1;        // batches prefetched
+  unsigned io_depth = 8;      // whole-file reads in flight per worker
+  double compute_s = 0;       // per step
+  double comm_exposed_s = 0;  // per step: the all-reduce share not hidden behind compute
   CheckpointPlan checkpoint;
+  CheckpointMode checkpoint_mode = CheckpointMode::sync;
   std::string checkpoint_path;  // written and removed by the pipeline
   std::uint64_t seed = 0x5eed;
 };
 
 // One step as the compute stage saw it; `end_s` is from the pipeline start.
 struct StepTiming {
-  double data_wait_s = 0, compute_s = 0, checkpoint_s = 0, other_s = 0;
+  double data_wait_s = 0, compute_s = 0, comm_s = 0, checkpoint_s = 0;
   double end_s = 0;
 };
 
 struct PipelineResult {
   std::vector<StepTiming> steps;  // completed steps, in order
   int workers = 0;
-  double loader_busy_s = 0;       // sum over workers of time spent reading a batch
-  double loader_blocked_s = 0;    // sum over workers of time waiting for a free buffer
-  double loader_wall_s = 0;       // from start until the last worker ended
+  double loader_read_s = 0;     // sum over workers of time reading (not decoding, not blocked)
+  double loader_decode_s = 0;   // sum over workers of time decoding + augmenting
+  double loader_blocked_s = 0;  // sum over workers of time waiting for a free buffer
+  bool fixed_buffers = false;   // batch buffers registered with every ring
+  double loader_wall_s = 0;     // from start until the last worker ended
   std::uint64_t samples_loaded = 0, bytes_loaded = 0;
   int checkpoints = 0;
   double checkpoint_bytes = 0;
-  std::string error;              // first loader or checkpoint error
+  std::string error;        // first loader or checkpoint error
+  std::string setup_error;  // io_uring could not be set up: nothing ran (a skip for the probe)
   bool interrupted = false;
 };
 
-// Creates the rings; nullptr-free vector or `error` (io_uring refused: a skip for the probe).
-std::vector<std::unique_ptr<io::UringWorker>> make_loader_rings(const PipelineConfig& config, std::string& error);
+// Bytes reserved per sample in a batch: the configured capacity, else the sample size rounded up
+// to 4 KiB (a read asks for the whole slot, so a file longer than expected shows up as an error).
+std::uint32_t sample_slot_bytes(const PipelineConfig& config);
 
-PipelineResult run_pipeline(const PipelineConfig& config, const std::vector<std::unique_ptr<io::UringWorker>>& rings,
-                            const std::function<bool()>& should_stop);
+// Runs the pipeline; result.setup_error when a ring cannot be created (nothing ran then).
+PipelineResult run_pipeline(const PipelineConfig& config, const std::function<bool()>& should_stop);
 
 // Figures over the timed steps (the first step, which fills the queue, is excluded).
 struct PipelineFigures {
   int timed_steps = 0;
-  double wall_s = 0, compute_s = 0, data_wait_s = 0, checkpoint_s = 0, other_s = 0;
-  double au_pct = 0;                  // compute / wall
+  double wall_s = 0, compute_s = 0, data_wait_s = 0, comm_s = 0, checkpoint_s = 0, other_s = 0;
+  double au_pct = 0;                  // compute / (wall - checkpoint stalls)
+  double au_with_checkpoint_pct = 0;  // compute / wall
   double samples_per_s = 0;           // consumed by compute
-  double loader_busy_pct = 0;         // loader_busy / (workers x loader wall)
+  double loader_read_pct = 0;         // loader read time / (workers x loader wall)
+  double loader_decode_pct = 0;       // loader decode time / (workers x loader wall)
   double loader_samples_per_s = 0;    // samples per second of one worker's busy time x workers
 };
 PipelineFigures summarize(const PipelineResult& result, int samples_per_step);

@@ -1,0 +1,231 @@
+#include <cmath>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "harness/score/result_view.hpp"
+#include "harness/score/score.hpp"
+#include "pipeline_run.hpp"
+#include "storage_params.hpp"
+#include "storage_target.hpp"
+#include "units.hpp"
+
+namespace nodeaudit::pipeline {
+
+std::vector<ParamSpec> pipeline_params() {
+  using P = ParamSpec;
+  return {
+      P{.name = "workload",
+        .type = ParamType::text,
+        .default_by_level = same_at_all_levels(""),
+        .help = "Workload profile NAME or FILE (--profile is the run-wide option); empty = the run's --profile, else "
+                "cv-resnet50-imagenet"},
+      io::path_param("Directory to create the sample files in (on the storage under test); empty = --data-dir"),
+      P{.name = "steps",
+        .type = ParamType::integer,
+        .default_by_level = {"20", "200", "2000"},
+        .help = "Training steps to run (the first is not timed)",
+        .min = 2,
+        .max = 10'000'000},
+      P{.name = "workers",
+        .type = ParamType::integer,
+        .default_by_level = same_at_all_levels("4"),
+        .help = "Loader worker threads, one io_uring each",
+        .min = 1,
+        .max = 256},
+      P{.name = "queue-depth",
+        .type = ParamType::integer,
+        .default_by_level = same_at_all_levels("0"),
+        .help = "Batches in the prefetch queue; 0 = 2 per worker (PyTorch DataLoader's prefetch_factor 2)",
+        .min = 0,
+        .max = 4096},
+      P{.name = "io-depth",
+        .type = ParamType::integer,
+        .default_by_level = same_at_all_levels("8"),
+        .help = "Sample reads in flight per loader worker",
+        .min = 1,
+        .max = 4096},
+      P{.name = "emulate-compute",
+        .type = ParamType::text,
+        .default_by_level = same_at_all_levels("h100"),
+        .help = "GPU whose compute time is emulated: " + accepted_gpu_names() +
+                "; none = loader only (compute 0, no all-reduce)"},
+      P{.name = "compute-time",
+        .type = ParamType::duration,
+        .default_by_level = same_at_all_levels("0s"),
+        .help = "Compute time per step; 0 = derived from the profile for the emulated GPU",
+        .min = 0,
+        .max = 3600},
+      P{.name = "batch-size",
+        .type = ParamType::integer,
+        .default_by_level = same_at_all_levels("0"),
+        .help = "Samples per step; 0 = the profile's micro-batch x gradient accumulation",
+        .min = 0,
+        .max = 1'000'000},
+      P{.name = "sample-size",
+        .type = ParamType::size,
+        .default_by_level = same_at_all_levels("0"),
+        .help = "Bytes per sample file; 0 = the profile's data.sample_size",
+        .min = 0,
+        .max = 64 << 20},
+      P{.name = "samples",
+        .type = ParamType::integer,
+        .default_by_level = {"2000", "20000", "100000"},
+        .help = "Sample files in the data set",
+        .min = 1,
+        .max = 10'000'000},
+      P{.name = "direct",
+        .type = ParamType::boolean,
+        .default_by_level = same_at_all_levels("false"),
+        .help = "O_DIRECT reads (the storage without the page cache); false = buffered, as a PyTorch DataLoader reads"},
+      P{.name = "decode",
+        .type = ParamType::choice,
+        .default_by_level = same_at_all_levels("auto"),
+        .help = "JPEG samples decoded + augmented by the loader: auto = when the profile's data.decode is jpeg",
+        .choices = {"auto", "jpeg", "none"}},
+      P{.name = "checkpoint",
+        .type = ParamType::choice,
+        .default_by_level = same_at_all_levels("sync"),
+        .help = "Checkpoint saves: sync (the step waits for write + fdatasync), async (a writer thread; the step "
+                "waits only for the previous save), off",
+        .choices = {"sync", "async", "off"}},
+      P{.name = "gpus-in-node",
+        .type = ParamType::integer,
+        .default_by_level = same_at_all_levels("8"),
+        .help = "GPUs of the emulated node, for the gradient all-reduce (1 = none)",
+        .min = 1,
+        .max = 4096},
+      P{.name = "busbw",
+        .type = ParamType::real,
+        .default_by_level = same_at_all_levels("0"),
+        .help = "All-reduce bus bandwidth in GB/s; 0 = from --comm-result, else the emulated GPU's datasheet link",
+        .min = 0,
+        .max = 100000},
+      P{.name = "comm-result",
+        .type = ParamType::text,
+        .default_by_level = same_at_all_levels(""),
+        .help = "Result FILE with a measured comm.allreduce busbw (the size nearest the gradient bytes is used)"},
+  };
+}
+
+namespace {
+
+std::string profile_name(const ProbeContext& ctx) {
+  const std::string& given = ctx.params().text("workload");
+  if (!given.empty()) return given;
+  return ctx.settings().profile_path.empty() ? "cv-resnet50-imagenet" : ctx.settings().profile_path;
+}
+
+// comm.allreduce busbw from a result file, at the size nearest (in ratio) the gradient bytes,
+// preferring the runs over `gpus` GPUs. Empty `error` on success.
+double busbw_from_result(const std::string& path, double gradient_bytes, int gpus, std::string& source,
+                         std::string& error) {
+  std::ifstream in(path);
+  nlohmann::json result;
+  try {
+    result = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    error = fmt::format("--comm-result {}: not a readable result document ({})", path, e.what());
+    return 0;
+  }
+  const score::ProbeState probe = score::probe_state(result, "comm.allreduce");
+  if (!probe.measured()) {
+    error = fmt::format("--comm-result {}: no measured comm.allreduce ({})", path, probe.why);
+    return 0;
+  }
+  auto series = score::select_metrics(*probe.probe, "busbw", {{"gpus", std::to_string(gpus)}});
+  if (series.empty()) series = score::select_metrics(*probe.probe, "busbw", {});
+  const nlohmann::json* nearest = nullptr;
+  double best = 0;
+  for (const nlohmann::json* metric : series) {
+    const double size = std::atof(score::label_of(*metric, "size").c_str());
+    if (size <= 0) continue;
+    const double distance = std::fabs(std::log(size / gradient_bytes));
+    if (!nearest || distance < best) nearest = metric, best = distance;
+  }
+  if (!nearest || score::metric_median(*nearest) <= 0) {
+    error = fmt::format("--comm-result {}: comm.allreduce has no busbw [size] metric", path);
+    return 0;
+  }
+  source = fmt::format("measured: comm.allreduce busbw [size={}, gpus={}] median in {}",
+                       score::label_of(*nearest, "size"), score::label_of(*nearest, "gpus"), path);
+  return score::metric_median(*nearest);
+}
+
+std::string plan_decode(const ParamValues& p, PipelinePlan& plan) {
+  const std::string& decode = p.text("decode");
+  const bool profile_decodes = plan.profile.data.decode == score::DecodeKind::jpeg;
+  plan.decode_jpeg = decode == "jpeg" || (decode == "auto" && profile_decodes);
+  plan.decode_source = decode == "auto" ? fmt::format("profile {} data.decode = {}", plan.profile.name,
+                                                      score::to_string(plan.profile.data.decode))
+                                        : "--decode " + decode;
+  return "";
+}
+
+std::string plan_comm(const ParamValues& p, const GpuPeak* gpu, PipelinePlan& plan) {
+  const int gpus = plan.loader_only() ? 1 : static_cast<int>(p.integer("gpus-in-node"));
+  double busbw = p.real("busbw");
+  std::string source = "--busbw (given)", error;
+  if (busbw <= 0 && !p.text("comm-result").empty())
+    busbw = busbw_from_result(p.text("comm-result"), plan.profile.gradient_bytes(), gpus, source, error);
+  else if (busbw <= 0 && gpu)
+    busbw = gpu->link_gbps, source = gpu->link_source;
+  plan.comm = derive_comm(plan.profile, gpus, busbw, source);
+  return error;
+}
+
+std::string plan_compute(const ParamValues& p, const GpuPeak* gpu, PipelinePlan& plan) {
+  std::string error;
+  if (gpu)
+    plan.compute = derive_compute(plan.profile, plan.samples_per_step, *gpu, error);
+  else
+    plan.compute = ComputeDemand{0, 0, "--emulate-compute none: loader only, no compute"};
+  if (p.duration_s("compute-time") > 0) {
+    plan.compute.compute_s = p.duration_s("compute-time");
+    plan.compute.source = "--compute-time";
+    error.clear();
+  }
+  return error;
+}
+
+}  // namespace
+
+std::string make_plan(const ProbeContext& ctx, PipelinePlan& plan) {
+  const auto& p = ctx.params();
+  try {
+    plan.profile = score::load_profile(profile_name(ctx));
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  const GpuPeak* gpu = find_gpu_peak(p.text("emulate-compute"));
+  if (!gpu && p.text("emulate-compute") != "none")
+    return fmt::format("--emulate-compute {}: unknown GPU; accepted: {}, none", p.text("emulate-compute"),
+                       accepted_gpu_names());
+  plan.gpu = gpu ? gpu->name : "none";
+  plan.samples_per_step =
+      p.integer("batch-size") > 0 ? static_cast<int>(p.integer("batch-size")) : plan.profile.samples_per_step_per_gpu();
+  const double sample_bytes = p.size_bytes("sample-size") > 0 ? static_cast<double>(p.size_bytes("sample-size"))
+                                                              : std::round(plan.profile.data.sample_bytes);
+  if (sample_bytes < 1 || sample_bytes > (64 << 20))
+    return fmt::format("profile {}: sample size {} is outside 1 B..64 MiB; give --sample-size", plan.profile.name,
+                       format_bytes(sample_bytes));
+  plan.sample_bytes = static_cast<std::uint32_t>(sample_bytes);
+  plan_decode(p, plan);
+  if (std::string error = plan_compute(p, gpu, plan); !error.empty()) return error;
+  if (std::string error = plan_comm(p, gpu, plan); !error.empty()) return error;
+  // JPEGs vary in size: reserve twice the mean per sample; decoded tensors need their own area.
+  const double per_sample = sample_bytes * (plan.decode_jpeg ? 2 : 1) + (plan.decode_jpeg ? 224.0 * 224 * 3 * 4 : 0);
+  plan.queue_depth = p.integer("queue-depth") > 0 ? static_cast<int>(p.integer("queue-depth"))
+                                                  : 2 * static_cast<int>(p.integer("workers"));
+  const double batch_bytes = static_cast<double>(plan.samples_per_step) * per_sample * plan.queue_depth;
+  if (batch_bytes > static_cast<double>(io::mem_available_bytes()) / 2)
+    return fmt::format(
+        "--queue-depth {} batches of {} samples ({} each in memory) need {}, over half the available memory",
+        plan.queue_depth, plan.samples_per_step, format_bytes(per_sample), format_bytes(batch_bytes));
+  plan.checkpoint_mode = *parse_checkpoint_mode(p.text("checkpoint"));
+  if (plan.checkpoint_mode != CheckpointMode::off)
+    plan.checkpoint = scale_checkpoints(plan.profile, static_cast<int>(p.integer("steps")), plan.compute.compute_s);
+  return "";
+}
+
+}  // namespace nodeaudit::pipeline
