@@ -60,7 +60,7 @@ Outcome prepare_file(ProbeContext& ctx, const StorageTarget& target, ReadSetup& 
   const DatasetSpec spec{fmt::format("read-{}", size), 1, size, 0x5eed};
   GenerateResult g = generate_dataset(target.path, spec, ctx.settings().keep_data, [&] { return ctx.should_stop(); });
   if (g.interrupted) return Outcome::interrupted();
-  if (!g.error.empty()) return Outcome::failed(g.error);
+  if (!g.error.empty()) return g.out_of_space ? Outcome::bad_input(g.error) : Outcome::failed(g.error);
   ctx.info()["generated"] = {{"dir", g.data->dir()}, {"reused", g.data->reused()}};
   setup.file = g.data->files().front();
   setup.region_bytes = size;
