@@ -10,8 +10,8 @@
 //   cpu_per_gb = process user+system CPU seconds in the window / (bytes / 1e9)
 // Pitfalls: a buffered read of data that fits in free RAM measures the page cache, not the
 // device: such figures carry cache=page. O_DIRECT (the default) needs block-size to be a multiple
-// of the logical block size. Reads reach the device at block-size: sequential reads are submitted
-// at most two per io_uring_enter so the block layer does not merge them (see EngineOptions).
+// of the logical block size. Reads are submitted at most two per io_uring_enter, so the block
+// layer neither merges adjacent reads past block-size nor holds a batch back (see EngineOptions).
 // A file given with --path is only read; a directory gets a generated
 // pattern file, checked byte for byte after the timed region.
 #include <fcntl.h>
@@ -74,9 +74,9 @@ Outcome open_workers(ProbeContext& ctx, const ReadSetup& setup, const DirectChoi
   const int workers = static_cast<int>(p.integer("workers"));
   const auto block = static_cast<std::uint32_t>(p.size_bytes("block-size"));
   EngineOptions options{static_cast<unsigned>(p.integer("queue-depth")), block, p.boolean("sqpoll"), p.boolean("iopoll"), 0};
-  // Sequential reads are adjacent: small submissions keep the kernel from merging them into
-  // requests larger than --block-size (random blocks are almost never adjacent).
-  if (p.text("pattern") == "seq") options.max_submit_batch = 2;
+  // Unplugged submissions: each read reaches the device at --block-size and at once (see
+  // EngineOptions::max_submit_batch).
+  options.max_submit_batch = 2;
   for (int i = 0; i < workers; ++i) {
     const int fd = open(setup.file.c_str(), O_RDONLY | O_CLOEXEC | (direct.use_direct ? O_DIRECT : 0));
     if (fd < 0) return Outcome::failed(fmt::format("open {}: {}", setup.file, std::strerror(errno)));
