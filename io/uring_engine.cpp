@@ -50,16 +50,19 @@ std::unique_ptr<UringWorker> UringWorker::create(const EngineOptions& options, s
   }
   w->ring_ready_ = true;
   const std::size_t pool_bytes = options.buffer_bytes * options.queue_depth;
-  // 2 MiB-aligned and THP-advised: a 1 MiB buffer in one huge page is one physically contiguous
-  // segment, so the block layer does not split the read at the device's segment limit (a
-  // virtio disk with max_segments 254 splits a 1 MiB read of 4 KiB pages into two requests).
-  const std::size_t pool_alloc_bytes = (pool_bytes + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
-  w->buffer_pool_ = static_cast<std::byte*>(std::aligned_alloc(huge_page_bytes, pool_alloc_bytes));
+  // A pool of 2 MiB or more is 2 MiB-aligned and THP-advised: a 1 MiB buffer inside one huge
+  // page is one physically contiguous segment, so the block layer does not split the read at the
+  // device's segment limit (a virtio disk with max_segments 254 splits a 1 MiB read of 4 KiB
+  // pages into two requests). Smaller pools (small blocks) gain nothing and keep 4 KiB pages.
+  const bool huge = pool_bytes >= huge_page_bytes;
+  const std::size_t align_bytes = huge ? huge_page_bytes : 4096;
+  const std::size_t pool_alloc_bytes = (pool_bytes + align_bytes - 1) / align_bytes * align_bytes;
+  w->buffer_pool_ = static_cast<std::byte*>(std::aligned_alloc(align_bytes, pool_alloc_bytes));
   if (!w->buffer_pool_) {
     error = fmt::format("cannot allocate {} bytes of I/O buffers", pool_bytes);
     return nullptr;
   }
-  madvise(w->buffer_pool_, pool_alloc_bytes, MADV_HUGEPAGE);  // advice only: 4 KiB pages still work
+  if (huge) madvise(w->buffer_pool_, pool_alloc_bytes, MADV_HUGEPAGE);  // advice only: 4 KiB pages still work
   std::memset(w->buffer_pool_, 0, pool_bytes);  // touch the pages before the timed region
   std::vector<iovec> iovecs(options.queue_depth);
   for (unsigned i = 0; i < options.queue_depth; ++i) iovecs[i] = {w->buffer_pool_ + i * options.buffer_bytes, options.buffer_bytes};
