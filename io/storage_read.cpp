@@ -12,8 +12,8 @@
 // device: such figures carry cache=page. O_DIRECT (the default) needs block-size to be a multiple
 // of the logical block size. Reads are submitted at most two per io_uring_enter, so the block
 // layer neither merges adjacent reads past block-size nor holds a batch back (see EngineOptions).
-// A file given with --path is only read; a directory gets a generated
-// pattern file, checked byte for byte after the timed region.
+// A file given with --path is only read; a directory gets a generated pattern file, checked byte
+// for byte after the timed region.
 #include <fcntl.h>
 #include <unistd.h>
 

@@ -6,7 +6,8 @@
 // (openat_direct -> read_fixed -> close_direct, hard-linked), so a data-loader sample costs no
 // extra syscalls. A pool of 2 MiB or more is 2 MiB-aligned and advised for transparent huge
 // pages, so a buffer inside one huge page is physically contiguous and a large read is not split
-// at the device's segment limit (THP may be off or memory fragmented: then 4 KiB pages are used). Latency = reap time - submit time of the unit, recorded in a LatencyHistogram.
+// at the device's segment limit (THP may be off or memory fragmented: then 4 KiB pages are used).
+// Latency = reap time - submit time of the unit, recorded in a LatencyHistogram.
 //
 // Pitfalls: IOPOLL needs O_DIRECT and a driver with poll queues, else reads fail with
 // EOPNOTSUPP; SQPOLL spends a kernel thread per ring polling (its CPU is not in getrusage).
