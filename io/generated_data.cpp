@@ -51,11 +51,18 @@ bool complete_and_matching(const std::string& dir, const DatasetSpec& spec) {
   return true;
 }
 
+// A full file system, an exhausted quota or a file-size limit: the place is too small for the
+// data set, which is bad input (the user chose the place), not a failed measurement.
+bool is_out_of_space(int error_number) { return error_number == ENOSPC || error_number == EDQUOT || error_number == EFBIG; }
+
 // Writes one file of the pattern; returns the error text or empty.
 std::string write_one_file(const std::string& path, std::uint64_t bytes, std::uint64_t seed, std::byte* chunk,
-                           const std::function<bool()>& should_stop, bool& stopped) {
+                           const std::function<bool()>& should_stop, bool& stopped, bool& out_of_space) {
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return fmt::format("create {}: {}", path, std::strerror(errno));
+  if (fd < 0) {
+    out_of_space = is_out_of_space(errno);
+    return fmt::format("create {}: {}", path, std::strerror(errno));
+  }
   std::string error;
   for (std::uint64_t done = 0; done < bytes && error.empty();) {
     if (should_stop && should_stop()) {
@@ -65,22 +72,32 @@ std::string write_one_file(const std::string& path, std::uint64_t bytes, std::ui
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes, bytes - done));
     fill_pattern(chunk, n, seed, done);
     const ssize_t w = pwrite(fd, chunk, n, static_cast<off_t>(done));
-    if (w < 0) error = fmt::format("write {} at offset {}: {}", path, done, std::strerror(errno));
-    else done += static_cast<std::uint64_t>(w);
+    if (w < 0) {
+      out_of_space = is_out_of_space(errno);
+      error = fmt::format("write {} at offset {}: {}", path, done, std::strerror(errno));
+    } else {
+      done += static_cast<std::uint64_t>(w);
+    }
   }
-  if (close(fd) != 0 && error.empty()) error = fmt::format("close {}: {}", path, std::strerror(errno));
+  if (close(fd) != 0 && error.empty()) {
+    out_of_space = is_out_of_space(errno);
+    error = fmt::format("close {}: {}", path, std::strerror(errno));
+  }
   return error;
 }
 
 // One syncfs for the whole set (one fsync per small file would dominate), then drop the pages so
 // the first read is not served from the page cache.
-std::string flush_and_drop(const std::string& dir, const std::vector<std::string>& files) {
+std::string flush_and_drop(const std::string& dir, const std::vector<std::string>& files, bool& out_of_space) {
   const int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd < 0) return fmt::format("open {}: {}", dir, std::strerror(errno));
   const int rc = syncfs(dir_fd);
   const int sync_errno = errno;
   close(dir_fd);
-  if (rc != 0) return fmt::format("syncfs {}: {}", dir, std::strerror(sync_errno));
+  if (rc != 0) {
+    out_of_space = is_out_of_space(sync_errno);
+    return fmt::format("syncfs {}: {}", dir, std::strerror(sync_errno));
+  }
   for (const auto& f : files) {
     const int fd = open(f.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) continue;
@@ -118,6 +135,7 @@ GenerateResult generate_dataset(const std::string& parent, const DatasetSpec& sp
   const std::uint64_t needed = spec.file_count * round_up(spec.file_bytes, 4096) + (1u << 20);
   if (auto why = check_free_space(parent, needed); !why.empty()) {
     out.error = "cannot generate the data set: " + why;
+    out.out_of_space = true;
     return out;
   }
   std::string dir = stable_dir;
@@ -145,10 +163,10 @@ GenerateResult generate_dataset(const std::string& parent, const DatasetSpec& sp
   bool stopped = false;
   for (std::uint64_t i = 0; i < spec.file_count && out.error.empty() && !stopped; ++i) {
     if (should_stop && should_stop()) stopped = true;
-    else out.error = write_one_file(data->files()[i], spec.file_bytes, file_seed(spec, i), chunk, should_stop, stopped);
+    else out.error = write_one_file(data->files()[i], spec.file_bytes, file_seed(spec, i), chunk, should_stop, stopped, out.out_of_space);
   }
   std::free(chunk);
-  if (out.error.empty() && !stopped) out.error = flush_and_drop(dir, data->files());
+  if (out.error.empty() && !stopped) out.error = flush_and_drop(dir, data->files(), out.out_of_space);
   if (!out.error.empty() || stopped) {
     out.interrupted = stopped && out.error.empty();
     if (!out.error.empty()) out.error = "cannot generate the data set: " + out.error;

@@ -45,6 +45,7 @@ struct GenerateResult {
   std::unique_ptr<GeneratedData> data;
   std::string error;      // set on failure; nothing is left behind
   bool interrupted = false;
+  bool out_of_space = false;  // the failure was the place being too small (ENOSPC, EDQUOT, EFBIG)
 };
 
 // Creates (or, with keep_data, reuses) `spec` under `parent`. Refuses when free space is short.

@@ -1,20 +1,22 @@
 // storage.read — sequential or random block reads through io_uring, like `fio --ioengine=io_uring`.
 //
-// Each worker thread has its own ring, its own descriptor and an equal slice of the region; it
-// keeps `queue-depth` reads of `block-size` in flight. One repetition = one pass over every
-// worker's slice, or the time cap (runtime / repetitions), whichever comes first.
-//   bandwidth  = bytes read / wall time of the repetition / 1e9       (GB/s, decimal)
-//   iops       = reads completed / wall time
-//   latency_*  = reap time - submit time of each read (histogram, per repetition)
-//   cpu_per_gb = process user+system CPU seconds / (bytes / 1e9)
+// Each worker thread has its own ring, its own descriptor and an equal slice of the region, read
+// over and over (time-based, like fio --time_based); it keeps `queue-depth` reads of `block-size`
+// in flight from before the warm-up window until after the last timed one. One repetition = one
+// window of runtime / (repetitions + warm-up) wall time, with the queues full throughout.
+//   bandwidth  = bytes of the reads completed in the window / window wall time / 1e9 (GB/s)
+//   iops       = reads completed in the window / window wall time
+//   latency_*  = reap time - submit time of each read (histogram, per window)
+//   cpu_per_gb = process user+system CPU seconds in the window / (bytes / 1e9)
 // Pitfalls: a buffered read of data that fits in free RAM measures the page cache, not the
 // device: such figures carry cache=page. O_DIRECT (the default) needs block-size to be a multiple
-// of the logical block size. A file given with --path is only read; a directory gets a generated
-// pattern file, checked byte for byte after the timed region.
+// of the logical block size. Reads are submitted at most two per io_uring_enter, so the block
+// layer neither merges adjacent reads past block-size nor holds a batch back (see EngineOptions).
+// A file given with --path is only read; a directory gets a generated pattern file, checked byte
+// for byte after the timed region.
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -22,6 +24,7 @@
 #include "generated_data.hpp"
 #include "read_sources.hpp"
 #include "registry.hpp"
+#include "steady_windows.hpp"
 #include "storage_params.hpp"
 #include "storage_target.hpp"
 #include "units.hpp"
@@ -57,7 +60,7 @@ Outcome prepare_file(ProbeContext& ctx, const StorageTarget& target, ReadSetup& 
   const DatasetSpec spec{fmt::format("read-{}", size), 1, size, 0x5eed};
   GenerateResult g = generate_dataset(target.path, spec, ctx.settings().keep_data, [&] { return ctx.should_stop(); });
   if (g.interrupted) return Outcome::interrupted();
-  if (!g.error.empty()) return Outcome::failed(g.error);
+  if (!g.error.empty()) return g.out_of_space ? Outcome::bad_input(g.error) : Outcome::failed(g.error);
   ctx.info()["generated"] = {{"dir", g.data->dir()}, {"reused", g.data->reused()}};
   setup.file = g.data->files().front();
   setup.region_bytes = size;
@@ -70,7 +73,10 @@ Outcome open_workers(ProbeContext& ctx, const ReadSetup& setup, const DirectChoi
   const auto& p = ctx.params();
   const int workers = static_cast<int>(p.integer("workers"));
   const auto block = static_cast<std::uint32_t>(p.size_bytes("block-size"));
-  const EngineOptions options{static_cast<unsigned>(p.integer("queue-depth")), block, p.boolean("sqpoll"), p.boolean("iopoll"), 0};
+  EngineOptions options{static_cast<unsigned>(p.integer("queue-depth")), block, p.boolean("sqpoll"), p.boolean("iopoll"), 0};
+  // Unplugged submissions: each read reaches the device at --block-size and at once (see
+  // EngineOptions::max_submit_batch).
+  options.max_submit_batch = 2;
   for (int i = 0; i < workers; ++i) {
     const int fd = open(setup.file.c_str(), O_RDONLY | O_CLOEXEC | (direct.use_direct ? O_DIRECT : 0));
     if (fd < 0) return Outcome::failed(fmt::format("open {}: {}", setup.file, std::strerror(errno)));
@@ -91,38 +97,45 @@ Outcome open_workers(ProbeContext& ctx, const ReadSetup& setup, const DirectChoi
 struct RepetitionLog {
   std::vector<double> cpu_per_gb, p50_us, p99_us, max_us;
   LatencyHistogram pooled;
-  std::string error;
 };
 
-Work read_one_repetition(ReadWorkers& w, double cap_s, bool timed, RepetitionLog& log) {
-  const std::size_t n = w.rings.size();
-  std::vector<LoopResult> results(n);
-  std::vector<LatencyHistogram> hist(n);
-  const LoopLimits limits{std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(cap_s)), nullptr};
-  const double cpu_before = process_cpu_s();
-  {
-    std::vector<std::jthread> threads;
-    for (std::size_t i = 0; i < n; ++i) {
-      threads.emplace_back([&, i] {
-        w.sources[i].start_repetition(UINT64_MAX);
-        results[i] = w.rings[i]->run(w.sources[i], limits, hist[i]);
-      });
-    }
+// Per-window latency percentiles, known once the workers have stopped.
+void log_window_latencies(const SteadyWindows& windows, unsigned first_timed, unsigned windows_done, RepetitionLog& log) {
+  for (unsigned k = first_timed; k < windows_done; ++k) {
+    const LatencyHistogram h = windows.window_latency(k);
+    if (h.count() == 0) continue;
+    log.p50_us.push_back(h.percentile_ns(0.5) / 1e3);
+    log.p99_us.push_back(h.percentile_ns(0.99) / 1e3);
+    log.max_us.push_back(static_cast<double>(h.max_ns()) / 1e3);
+    log.pooled.merge(h);
   }
-  Work work;
-  LatencyHistogram rep;
-  for (std::size_t i = 0; i < n; ++i) {
-    work.bytes += static_cast<double>(results[i].bytes), work.ops += static_cast<double>(results[i].units);
-    if (log.error.empty() && !results[i].error.empty()) log.error = results[i].error;
-    rep.merge(hist[i]);
+}
+
+// The workers keep their queues full from before the warm-up window until after the last timed
+// one; each repetition is one window of `window_s`.
+Measurement measure_windows(ProbeContext& ctx, ReadWorkers& w, const RepeatPolicy& policy, double window_s, RepetitionLog& log,
+                            std::string& error) {
+  std::vector<UnitSource*> sources;
+  for (auto& s : w.sources) {
+    s.start_repetition(UINT64_MAX);
+    sources.push_back(&s);
   }
-  if (!timed || work.bytes == 0) return work;
-  log.cpu_per_gb.push_back((process_cpu_s() - cpu_before) / (work.bytes / 1e9));
-  log.p50_us.push_back(rep.percentile_ns(0.5) / 1e3);
-  log.p99_us.push_back(rep.percentile_ns(0.99) / 1e3);
-  log.max_us.push_back(static_cast<double>(rep.max_ns()) / 1e3);
-  log.pooled.merge(rep);
-  return work;
+  SteadyWindows windows(w.rings, sources);
+  unsigned windows_done = 0;
+  const auto stop = [&] { return ctx.should_stop(); };
+  const Measurement m = run_repetitions(
+      policy,
+      [&] {
+        const Work work = windows.next_window(window_s, stop);
+        if (windows_done++ >= static_cast<unsigned>(policy.warmup) && work.bytes > 0)
+          log.cpu_per_gb.push_back(windows.last_window_cpu_s() / (work.bytes / 1e9));
+        return work;
+      },
+      [&] { return ctx.should_stop() || windows.failed(); });
+  windows.stop();
+  error = windows.error();
+  log_window_latencies(windows, static_cast<unsigned>(policy.warmup), windows_done, log);
+  return m;
 }
 
 void record_read_metrics(ProbeContext& ctx, const Measurement& m, const RepetitionLog& log, const Labels& labels) {
@@ -165,12 +178,11 @@ Outcome measure_storage_read(ProbeContext& ctx) {
   if (Outcome o = open_workers(ctx, setup, direct, w); o.status != Status::ok) return o;
   RepeatPolicy policy = ctx.policy();
   policy.budget_s = p.duration_s("runtime");
-  const double cap_s = p.duration_s("runtime") / (policy.min_repetitions + policy.warmup);
+  const double window_s = p.duration_s("runtime") / (policy.min_repetitions + policy.warmup);
   RepetitionLog log;
-  int reps_started = 0;
-  const Measurement m = run_repetitions(policy, [&] { return read_one_repetition(w, cap_s, reps_started++ >= policy.warmup, log); },
-                                        [&] { return ctx.should_stop() || !log.error.empty(); });
-  if (!log.error.empty()) return Outcome::failed(log.error);
+  std::string error;
+  const Measurement m = measure_windows(ctx, w, policy, window_s, log, error);
+  if (!error.empty()) return Outcome::failed(error);
   const Labels labels{{"pattern", p.text("pattern")}, {"block_size", std::to_string(p.size_bytes("block-size"))},
                       {"workers", std::to_string(p.integer("workers"))}, {"cache", cache_label(direct.use_direct, setup.region_bytes)}};
   record_read_metrics(ctx, m, log, labels);

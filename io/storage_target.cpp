@@ -123,6 +123,10 @@ std::uint64_t mem_available_bytes() {
 }
 
 std::string check_free_space(const std::string& dir, std::uint64_t needed) {
+  struct statvfs sv{};
+  // A file system that reports no size at all (ramfs: 0 blocks, 0 free) has no limit to check
+  // against; a write that does not fit still fails and is reported then.
+  if (statvfs(dir.c_str(), &sv) == 0 && sv.f_blocks == 0) return {};
   const auto have = free_bytes(dir);
   if (!have) return fmt::format("{}: cannot read free space ({})", dir, std::strerror(errno));
   if (*have >= needed) return {};

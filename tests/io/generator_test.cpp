@@ -73,6 +73,7 @@ TEST(Generator, WriteErrorMidwayRemovesWhatWasWritten) {
   signal(SIGXFSZ, old_handler);
   EXPECT_NE(g.error.find("cannot generate the data set"), std::string::npos) << g.error;
   EXPECT_NE(g.error.find("offset 2097152"), std::string::npos) << g.error;
+  EXPECT_TRUE(g.out_of_space);  // the place is too small: bad input, not a failed measurement
   EXPECT_EQ(dir.entries(), 0u);
 }
 
@@ -80,6 +81,7 @@ TEST(Generator, RefusesWhenFreeSpaceIsShortSayingHowMuch) {
   TempDir dir;
   GenerateResult g = generate_dataset(dir.path, {"big", 1u << 20, 1ull << 30, 1}, false, nullptr);  // 1 PiB
   EXPECT_NE(g.error.find("not enough free space: needs 1024.0 TiB, only "), std::string::npos) << g.error;
+  EXPECT_TRUE(g.out_of_space);
   EXPECT_EQ(dir.entries(), 0u);
 }
 

@@ -1,12 +1,22 @@
-// Helpers for the io tests: a temporary directory removed at the end, and a ring or a skip.
+// Helpers for the io tests: a temporary directory removed at the end, a ring or a skip, the CLI
+// run through a shell, and a scratch file system mounted for one test (root only).
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <array>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "generated_data.hpp"
 #include "uring_engine.hpp"
@@ -28,6 +38,63 @@ struct TempDir {
     return n;
   }
 };
+
+// A file system of `type` mounted with `options` on a fresh directory for one test; `why` says why
+// not (not root, no such file system) and the test skips. Unmounted and removed at the end.
+struct ScratchMount {
+  std::string path, why;
+  ScratchMount(const char* type, const char* options, unsigned long flags = 0) {
+    std::string tmpl = std::string(NODEAUDIT_IO_SCRATCH) + "/mnt-XXXXXX";
+    std::filesystem::create_directories(NODEAUDIT_IO_SCRATCH);
+    if (!mkdtemp(tmpl.data())) {
+      why = std::string("mkdtemp: ") + std::strerror(errno);
+      return;
+    }
+    if (mount(type, tmpl.c_str(), type, flags, options) != 0) {
+      why = std::string("mount -t ") + type + ": " + std::strerror(errno);
+      rmdir(tmpl.c_str());
+      return;
+    }
+    path = tmpl;
+  }
+  ~ScratchMount() {
+    if (path.empty()) return;
+    umount2(path.c_str(), MNT_DETACH);
+    rmdir(path.c_str());
+  }
+  bool ok() const { return !path.empty(); }
+  std::size_t entries() const {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(path)) ++n;
+    return n;
+  }
+};
+
+#define MOUNT_OR_SKIP(var, ...)                   \
+  ::nodeaudit::io::test::ScratchMount var(__VA_ARGS__); \
+  if (!var.ok()) GTEST_SKIP() << var.why
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+};
+
+// Runs `shell_prefix` then the nodeaudit binary with `args` through /bin/sh, stdout and stderr
+// together. The prefix may set limits for the run ("ulimit -f 4096;").
+inline CliResult run_cli(const std::string& args, const std::string& shell_prefix = "") {
+  CliResult r;
+  FILE* pipe = popen((shell_prefix + " " + std::string(NODEAUDIT_BINARY) + " " + args + " 2>&1").c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), pipe)) r.out += buf.data();
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+inline nlohmann::json probe_entry(const CliResult& r) {
+  const auto brace = r.out.find('{');
+  return nlohmann::json::parse(r.out.substr(brace))["probes"][0];
+}
 
 // A worker ring, or nullptr with the reason (io_uring may be refused in a sandbox).
 inline std::unique_ptr<UringWorker> make_ring(const EngineOptions& options, std::string& why) {

@@ -5,40 +5,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <chrono>
-#include <cstdio>
 #include <set>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "io_test_util.hpp"
 
 namespace nodeaudit::io {
 namespace {
 
+using test::CliResult;
+using test::probe_entry;
+using test::run_cli;
 using test::TempDir;
-
-struct CliResult {
-  int exit_code = -1;
-  std::string out;
-};
-
-CliResult run_cli(const std::string& args) {
-  CliResult r;
-  FILE* pipe = popen((std::string(NODEAUDIT_BINARY) + " " + args + " 2>&1").c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), pipe)) r.out += buf.data();
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-nlohmann::json probe_entry(const CliResult& r) {
-  const auto brace = r.out.find('{');
-  return nlohmann::json::parse(r.out.substr(brace))["probes"][0];
-}
 
 TEST(StorageCli, OutOfBoundsParametersExitTwoNamingTheValue) {
   for (const char* bad : {"--queue-depth 0", "--queue-depth 4097", "--workers 0", "--block-size 3000"}) {
