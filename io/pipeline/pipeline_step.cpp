@@ -71,7 +71,7 @@ Outcome measure_pipeline_step(ProbeContext& ctx) {
   io::GenerateResult g =
       io::generate_dataset(t.target->path, spec, ctx.settings().keep_data, [&] { return ctx.should_stop(); });
   if (g.interrupted) return Outcome::interrupted();
-  if (!g.error.empty()) return Outcome::failed(g.error);
+  if (!g.error.empty()) return g.out_of_space ? Outcome::bad_input(g.error) : Outcome::failed(g.error);
   ctx.info()["generated"] = {
       {"dir", g.data->dir()}, {"reused", g.data->reused()}, {"bytes", samples * plan.sample_bytes}};
   return run_on_dataset(ctx, plan, g.data->files(), t.target->path);
