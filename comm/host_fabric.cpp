@@ -32,6 +32,7 @@ HostFabricPlan plan_from(const ProbeContext& ctx) {
   plan.max_bytes = ctx.params().size_bytes("max-size");
   plan.rank_timeout_s = ctx.params().duration_s("rank-timeout");
   plan.target_rep_s = ctx.level() == Level::quick ? 0.005 : ctx.level() == Level::standard ? 0.02 : 0.1;
+  plan.fixed_iterations = static_cast<int>(ctx.params().integer("iterations"));
   return plan;
 }
 
@@ -53,7 +54,8 @@ LaunchPlan launch_plan_from(const ProbeContext& ctx, const std::string& rank_out
   plan.level = to_string(ctx.level());
   plan.rank_out_path = rank_out;
   plan.params = {{"max-size", std::to_string(p.size_bytes("max-size"))},
-                 {"rank-timeout", fmt::format("{}s", p.duration_s("rank-timeout"))}};
+                 {"rank-timeout", fmt::format("{}s", p.duration_s("rank-timeout"))},
+                 {"iterations", std::to_string(p.integer("iterations"))}};
   if (ctx.settings().repetitions) plan.params.emplace_back("repetitions", std::to_string(*ctx.settings().repetitions));
   return plan;
 }
@@ -114,6 +116,9 @@ ProbeSpec make_host_fabric_spec() {
                 .help = "Launcher for a self-started job"},
       ParamSpec{.name = "mpirun-args", .type = ParamType::text, .default_by_level = same_at_all_levels(""),
                 .help = "Extra launcher arguments, split on spaces (e.g. '--mca btl tcp,self')"},
+      ParamSpec{.name = "iterations", .type = ParamType::integer, .default_by_level = same_at_all_levels("0"),
+                .help = "Round trips (and all-reduces) per timed repetition; 0 = as many as fill the level's repetition time. "
+                        "A fixed count matches NetPIPE's -n", .min = 0, .max = 10000000},
       ParamSpec{.name = "rank-timeout", .type = ParamType::duration, .default_by_level = {"60s", "300s", "1800s"},
                 .help = "The ranks must finish within this; past it each rank ends itself and the launcher kills the job (a peer died or hangs)", .min = 1, .max = 86400},
   };
@@ -123,6 +128,7 @@ ProbeSpec make_host_fabric_spec() {
   spec.not_built_reason = "no MPI";
 #endif
   spec.deadline_s = host_fabric_deadline_s;
+  spec.across_mpi_ranks = true;
   return spec;
 }
 
