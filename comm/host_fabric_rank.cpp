@@ -16,6 +16,9 @@
 #include <mpi.h>
 
 #include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
 #include <vector>
 
 #include <fmt/format.h>
@@ -32,17 +35,38 @@ namespace {
 
 double now_s() { return MPI_Wtime(); }
 
-double pingpong_round_trips(const MpiSession& mpi, int partner, std::vector<char>& buffer, int iterations) {
-  const int count = static_cast<int>(buffer.size());
+// Page-aligned, separate send and receive buffers, as NetPIPE allocates them: a malloc'ed
+// large buffer starts 16 B past a page, and one buffer for both directions is not what NPmpi times.
+class PingPongBuffers {
+ public:
+  explicit PingPongBuffers(std::uint64_t bytes)
+      : bytes_(bytes), send_(page_aligned(bytes), &std::free), recv_(page_aligned(bytes), &std::free) {
+    if (!send_ || !recv_) throw std::bad_alloc();
+    std::memset(send_.get(), 1, bytes), std::memset(recv_.get(), 0, bytes);
+  }
+  char* send() const { return send_.get(); }
+  char* recv() const { return recv_.get(); }
+  int count() const { return static_cast<int>(bytes_); }
+
+ private:
+  static char* page_aligned(std::uint64_t bytes) {
+    constexpr std::uint64_t page = 4096;
+    return static_cast<char*>(std::aligned_alloc(page, (bytes + page - 1) / page * page));
+  }
+  std::uint64_t bytes_;
+  std::unique_ptr<char, decltype(&std::free)> send_, recv_;
+};
+
+double pingpong_round_trips(const MpiSession& mpi, int partner, const PingPongBuffers& b, int iterations) {
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = now_s();
   for (int i = 0; i < iterations; ++i) {
     if (mpi.rank() == 0) {
-      MPI_Send(buffer.data(), count, MPI_BYTE, partner, 0, MPI_COMM_WORLD);
-      MPI_Recv(buffer.data(), count, MPI_BYTE, partner, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(b.send(), b.count(), MPI_BYTE, partner, 0, MPI_COMM_WORLD);
+      MPI_Recv(b.recv(), b.count(), MPI_BYTE, partner, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else if (mpi.rank() == partner) {
-      MPI_Recv(buffer.data(), count, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Send(buffer.data(), count, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+      MPI_Recv(b.recv(), b.count(), MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(b.send(), b.count(), MPI_BYTE, 0, 0, MPI_COMM_WORLD);
     }
   }
   return now_s() - start;
@@ -73,12 +97,12 @@ Labels size_labels(std::uint64_t size, int ranks) {
 void measure_pingpong(ProbeContext& ctx, MpiSession& mpi, const HostFabricPlan& plan, int partner, std::uint64_t size,
                       int reps) {
   mpi.set_phase(fmt::format("ping-pong at {}", format_bytes(static_cast<double>(size))));
-  std::vector<char> buffer(size, 1);
-  const int iterations = agreed_iterations(mpi, plan, [&](int n) { return pingpong_round_trips(mpi, partner, buffer, n); });
+  const PingPongBuffers buffers(size);
+  const int iterations = agreed_iterations(mpi, plan, [&](int n) { return pingpong_round_trips(mpi, partner, buffers, n); });
   Metric bw{"pingpong_bw", unit::gbps, Better::higher, size_labels(size, mpi.size()), {}};
   Metric latency{"pingpong_latency", unit::us, Better::lower, size_labels(size, mpi.size()), {}};
   for (int r = 0; r < reps; ++r) {
-    const double one_way_s = pingpong_round_trips(mpi, partner, buffer, iterations) / (2.0 * iterations);
+    const double one_way_s = pingpong_round_trips(mpi, partner, buffers, iterations) / (2.0 * iterations);
     bw.samples.push_back(static_cast<double>(size) / 1e9 / one_way_s);
     latency.samples.push_back(one_way_s * 1e6);
   }
