@@ -146,7 +146,7 @@ void describe_job(ProbeContext& ctx, const std::vector<RankIdentity>& ids) {
 Outcome sweep_sizes(ProbeContext& ctx, MpiSession& mpi, const HostFabricPlan& plan, int partner) {
   const int reps = std::max(1, ctx.policy().min_repetitions);
   std::uint64_t wrong_total = 0, checked_sizes = 0;
-  for (std::uint64_t size = 8; size <= plan.max_bytes; size *= 2) {
+  for (std::uint64_t size = plan.min_bytes; size <= plan.max_bytes; size *= 2) {
     if (!mpi.all_agree(!ctx.should_stop())) return Outcome::interrupted();
     measure_pingpong(ctx, mpi, plan, partner, size, reps);
     const std::uint64_t wrong = measure_allreduce(ctx, mpi, plan, size, reps);

@@ -10,6 +10,7 @@
 namespace nodeaudit::comm {
 
 struct HostFabricPlan {
+  std::uint64_t min_bytes = 8;
   std::uint64_t max_bytes = 4u << 20;
   double rank_timeout_s = 60;
   double target_rep_s = 0.005;  // one timed repetition lasts about this long

@@ -38,9 +38,10 @@ for round in $(seq 1 "$ROUNDS"); do
     n=$(iterations_for "$size")
     mpirun "${ROOT[@]}" --oversubscribe -np 2 NPopenmpi -p 0 -l "$size" -u "$size" -n "$n" -o "$WORK/np.$round.$size" \
       >"$WORK/np.$round.$size.log" 2>&1
-    # nodeaudit starts the same launcher line itself (mpirun --oversubscribe -np 2); it sweeps 8 B
-    # up to --max-size, and only this size is read. A failed probe exits 1; its JSON says why.
-    "$BIN" probe comm.host-fabric --max-size "$size" --iterations "$n" --repetitions 3 --format json \
+    # nodeaudit starts the same launcher line itself (mpirun --oversubscribe -np 2), for this one
+    # size too: ranks that busy-poll through a long sweep are scheduled worse on a shared host than
+    # freshly started ones. A failed probe exits 1; its JSON says why.
+    "$BIN" probe comm.host-fabric --min-size "$size" --max-size "$size" --iterations "$n" --repetitions 3 --format json \
       >"$WORK/na.$round.$size.json" 2>"$WORK/na.$round.$size.log" || true
     size=$((size * 2))
   done
