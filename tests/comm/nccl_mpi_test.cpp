@@ -127,9 +127,10 @@ TEST(MultiNodeNccl, RunUnderMpirunWithoutMpiProbesIsRefused) {
                    (fs::temp_directory_path() / (fmt_name("run-mpi-refused") + ".log")).string(), 60, {});
   ASSERT_FALSE(end.timed_out) << end.log_tail;
   EXPECT_EQ(end.exit_code, 2) << end.log_tail;
-  EXPECT_NE(end.log_tail.find("nodeaudit: run under an MPI launcher: none of the planned probes runs across MPI ranks"),
-            std::string::npos)
-      << end.log_tail;
+  const std::string line = "nodeaudit: run under an MPI launcher: none of the planned probes runs across MPI ranks";
+  const auto first = end.log_tail.find(line);
+  EXPECT_NE(first, std::string::npos) << end.log_tail;
+  EXPECT_EQ(end.log_tail.find(line, first + 1), std::string::npos) << "rank 0 alone says it: " << end.log_tail;
   EXPECT_TRUE(files_in(dir).empty()) << "no partial file";
   fs::remove_all(dir);
 }
