@@ -1,9 +1,11 @@
 // The multi-node NCCL path and `run` under mpirun, with real MPI ranks on loopback: every rank
 // decides the same thing, rank 0 alone writes one result naming every rank, a hung peer ends the
-// job through the watchdog, and a launch without any MPI-capable probe is refused.
+// job through the watchdog, and a launch without any MPI-capable probe is refused. In a build
+// without NCCL (the sanitizer build) the same launch must be refused as bad input instead.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -20,6 +22,19 @@ namespace {
 std::string fmt_name(const char* name) { return std::string("nodeaudit-") + name + "-" + std::to_string(getpid()); }
 
 bool have_mpirun() { return std::system("command -v mpirun >/dev/null 2>&1") == 0; }
+
+// Whether this build has the NCCL probes (`nodeaudit list` says "built" or "not built (...)").
+bool nccl_built() {
+  const std::string command = std::string(NODEAUDIT_BINARY) + " list 2>/dev/null";
+  std::FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return false;
+  std::string text;
+  char chunk[4096];
+  while (std::size_t n = std::fread(chunk, 1, sizeof chunk, pipe)) text.append(chunk, n);
+  pclose(pipe);
+  const auto at = text.find("comm.allreduce");
+  return at != std::string::npos && text.compare(text.find_first_not_of(' ', at + 14), 5, "built") == 0;
+}
 
 std::vector<std::string> mpirun_prefix() {
   std::vector<std::string> args = {"mpirun", "--oversubscribe"};
@@ -62,6 +77,15 @@ TEST(MultiNodeNccl, TwoRanksAgreeAndRankZeroWritesOneResult) {
       mpirun_np2({"probe", "comm.allreduce", "--watchdog", "5s", "--out", (dir / "allreduce.json").string()}),
       (fs::temp_directory_path() / (fmt_name("nccl-mpi") + ".log")).string(), 120, {});
   ASSERT_FALSE(end.timed_out) << end.log_tail;
+  if (!nccl_built()) {  // MPI launch of a build without NCCL: bad input, said once, no file
+    EXPECT_EQ(end.exit_code, 2) << end.log_tail;
+    const std::string line = "nodeaudit: comm.allreduce under an MPI launcher: not built (";
+    const auto first = end.log_tail.find(line);
+    EXPECT_NE(first, std::string::npos) << end.log_tail;
+    EXPECT_EQ(end.log_tail.find(line, first + 1), std::string::npos) << end.log_tail;
+    EXPECT_TRUE(files_in(dir).empty());
+    return;
+  }
   EXPECT_EQ(end.exit_code, 0) << end.log_tail;  // skipped and ok both exit 0
   const auto files = files_in(dir);
   ASSERT_EQ(files.size(), 1u) << "rank 0 alone writes";
@@ -102,12 +126,14 @@ TEST(MultiNodeNccl, RunUnderMpirunRunsCommProbesInEveryRank) {
   EXPECT_FALSE(by_id["comm.host-fabric"]["info"].contains("launch_command"));
   EXPECT_EQ(by_id["comm.p2p"]["status"], "skipped");
   EXPECT_NE(by_id["comm.p2p"]["reason"].get<std::string>().find("measures one node"), std::string::npos);
-  EXPECT_EQ(doc["multinode"]["ranks"], 2);
+  if (nccl_built()) EXPECT_EQ(doc["multinode"]["ranks"], 2);
+  else EXPECT_NE(by_id["comm.allreduce"]["reason"].get<std::string>().find("not built"), std::string::npos);
   fs::remove_all(dir);
 }
 
 TEST(MultiNodeNccl, HungPeerEndsTheJobThroughTheWatchdog) {
   if (!have_mpirun()) GTEST_SKIP() << "mpirun not found on PATH (install openmpi-bin)";
+  if (!nccl_built()) GTEST_SKIP() << "this build has no NCCL probes: their MPI path does not exist here";
   // rank 0: nodeaudit's NCCL path; rank 1: a helper that never joins MPI_Init.
   std::vector<std::string> args = mpirun_prefix();
   args.insert(args.end(), {"-np", "1", NODEAUDIT_BINARY, "probe", "comm.allreduce", "--watchdog", "2s", ":", "-np", "1",
