@@ -1,6 +1,7 @@
 // Registers the NCCL probes: one spec per collective plug-in, plus comm.p2p. The specs (ids,
 // parameters, deadlines) exist in every build; the bodies only where NCCL was found, so a build
 // without CUDA lists them as `not built (no CUDA toolkit)`; without NCCL, `not built (no NCCL ...)`.
+// Under an MPI launcher the collectives run one rank per GPU across nodes (nccl_mpi.cpp).
 #include <fmt/format.h>
 
 #include "collective_math.hpp"
@@ -48,6 +49,7 @@ ProbeSpec make_collective_spec(Collective kind) {
   spec.not_built_reason = NODEAUDIT_COMM_NCCL_MISSING;
 #endif
   spec.deadline_s = collective_deadline_s;
+  spec.across_mpi_ranks = true;  // under mpirun: one rank per GPU, NCCL bootstrapped over MPI
   return spec;
 }
 

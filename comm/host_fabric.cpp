@@ -18,6 +18,7 @@
 #include "mpi_launch.hpp"
 #include "rank_report.hpp"
 #include "registry.hpp"
+#include "units.hpp"
 
 #if NODEAUDIT_COMM_HAVE_MPI
 #include "host_fabric_rank.hpp"
@@ -29,9 +30,11 @@ namespace {
 #if NODEAUDIT_COMM_HAVE_MPI
 HostFabricPlan plan_from(const ProbeContext& ctx) {
   HostFabricPlan plan;
+  plan.min_bytes = ctx.params().size_bytes("min-size");
   plan.max_bytes = ctx.params().size_bytes("max-size");
   plan.rank_timeout_s = ctx.params().duration_s("rank-timeout");
   plan.target_rep_s = ctx.level() == Level::quick ? 0.005 : ctx.level() == Level::standard ? 0.02 : 0.1;
+  plan.fixed_iterations = static_cast<int>(ctx.params().integer("iterations"));
   return plan;
 }
 
@@ -52,8 +55,10 @@ LaunchPlan launch_plan_from(const ProbeContext& ctx, const std::string& rank_out
   plan.probe_id = "comm.host-fabric";
   plan.level = to_string(ctx.level());
   plan.rank_out_path = rank_out;
-  plan.params = {{"max-size", std::to_string(p.size_bytes("max-size"))},
-                 {"rank-timeout", fmt::format("{}s", p.duration_s("rank-timeout"))}};
+  plan.params = {{"min-size", std::to_string(p.size_bytes("min-size"))},
+                 {"max-size", std::to_string(p.size_bytes("max-size"))},
+                 {"rank-timeout", fmt::format("{}s", p.duration_s("rank-timeout"))},
+                 {"iterations", std::to_string(p.integer("iterations"))}};
   if (ctx.settings().repetitions) plan.params.emplace_back("repetitions", std::to_string(*ctx.settings().repetitions));
   return plan;
 }
@@ -84,13 +89,16 @@ Outcome self_launch(ProbeContext& ctx) {
 }
 
 Outcome measure_host_fabric(ProbeContext& ctx) {
+  const std::uint64_t min_bytes = ctx.params().size_bytes("min-size"), max_bytes = ctx.params().size_bytes("max-size");
+  if (min_bytes > max_bytes)
+    return Outcome::bad_input(fmt::format("--min-size {} is larger than --max-size {}: the sweep needs min <= max",
+                                          format_bytes(static_cast<double>(min_bytes)), format_bytes(static_cast<double>(max_bytes))));
   const auto job = detect_mpi_job([](const char* name) { return std::getenv(name); });
   if (!job) return self_launch(ctx);
-  if (is_isolated_run_child(read_own_argv()))
+  if (is_isolated_run_child(read_own_argv()))  // `run` under mpirun runs MPI probes in-process, never as a child
     return Outcome::failed(
-        "inside an MPI job, `nodeaudit run` starts each probe as its own process and Open MPI allows one MPI_Init "
-        "per rank; run `nodeaudit run --only 'comm.*'` once without mpirun (it starts the ranks itself, see "
-        "comm/README.md) or `mpirun -np N nodeaudit probe comm.host-fabric`");
+        "a probe child process of `nodeaudit run` cannot join an MPI job (Open MPI allows one MPI_Init per rank); "
+        "use `mpirun -np N nodeaudit run --only 'comm.*'` or `mpirun -np N nodeaudit probe comm.host-fabric`");
   return measure_host_fabric_as_rank(ctx, plan_from(ctx));
 }
 #endif
@@ -103,8 +111,11 @@ ProbeSpec make_host_fabric_spec() {
   spec.description = "MPI ping-pong and all-reduce on host memory between ranks: the node's network path without GPUs";
   spec.needs = {Need::mpi};
   spec.params = {
+      ParamSpec{.name = "min-size", .type = ParamType::size, .default_by_level = same_at_all_levels("8"),
+                .help = "Smallest message; sizes run from here up to --max-size by factor 2", .min = 8, .max = 1ull << 31,
+                .power_of_two = true},
       ParamSpec{.name = "max-size", .type = ParamType::size, .default_by_level = {"4MiB", "64MiB", "1GiB"},
-                .help = "Largest message; sizes run from 8 B up by factor 2", .min = 8, .max = 1ull << 31, .power_of_two = true},
+                .help = "Largest message", .min = 8, .max = 1ull << 31, .power_of_two = true},
       ParamSpec{.name = "ranks", .type = ParamType::integer, .default_by_level = same_at_all_levels("2"),
                 .help = "Ranks to start when not already inside an MPI job; 0 = one per slot of the hostfile or allocation",
                 .min = 0, .max = 65536},
@@ -114,6 +125,9 @@ ProbeSpec make_host_fabric_spec() {
                 .help = "Launcher for a self-started job"},
       ParamSpec{.name = "mpirun-args", .type = ParamType::text, .default_by_level = same_at_all_levels(""),
                 .help = "Extra launcher arguments, split on spaces (e.g. '--mca btl tcp,self')"},
+      ParamSpec{.name = "iterations", .type = ParamType::integer, .default_by_level = same_at_all_levels("0"),
+                .help = "Round trips (and all-reduces) per timed repetition; 0 = as many as fill the level's repetition time. "
+                        "A fixed count matches NetPIPE's -n", .min = 0, .max = 10000000},
       ParamSpec{.name = "rank-timeout", .type = ParamType::duration, .default_by_level = {"60s", "300s", "1800s"},
                 .help = "The ranks must finish within this; past it each rank ends itself and the launcher kills the job (a peer died or hangs)", .min = 1, .max = 86400},
   };
@@ -123,6 +137,7 @@ ProbeSpec make_host_fabric_spec() {
   spec.not_built_reason = "no MPI";
 #endif
   spec.deadline_s = host_fabric_deadline_s;
+  spec.across_mpi_ranks = true;
   return spec;
 }
 

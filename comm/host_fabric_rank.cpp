@@ -1,7 +1,9 @@
 // comm.host-fabric, rank side — MPI ping-pong and all-reduce on host memory between ranks: the
 // node's Ethernet/InfiniBand (or shared-memory, on one host) path without GPUs.
 //
-// Ping-pong (ranks 0 and 1, as NetPIPE's NPmpi): one-way time = round-trip time / 2;
+// Ping-pong (rank 0 and its partner, as NetPIPE's NPmpi): one-way time = round-trip time / 2;
+//   the partner is the first rank on another host when there is one (so the figure is the network,
+//   not shared memory, whatever the rank placement), else rank 1;
 //   pingpong_bw = size / one-way time (decimal GB/s); pingpong_latency = one-way time (us).
 // All-reduce (every rank, MPI_SUM over doubles): time = mean over ranks (nccl-tests -a 1);
 //   allreduce_bw = size / time * 2(n-1)/n, i.e. nccl-tests' busbw, so it compares with comm.allreduce.
@@ -14,6 +16,9 @@
 #include <mpi.h>
 
 #include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
 #include <vector>
 
 #include <fmt/format.h>
@@ -30,17 +35,38 @@ namespace {
 
 double now_s() { return MPI_Wtime(); }
 
-double pingpong_round_trips(const MpiSession& mpi, std::vector<char>& buffer, int iterations) {
-  const int count = static_cast<int>(buffer.size());
+// One page-aligned buffer for both directions, as NPmpi in its default (cache) mode: the data
+// received is the data sent back, so on shared memory the cache lines move between the cores on
+// every round trip. Separate send and receive buffers measured 2.4x faster at 256 KiB on this
+// VM: a cache effect, not the fabric. (A malloc'ed large buffer starts 16 B past a page.)
+class PingPongBuffer {
+ public:
+  explicit PingPongBuffer(std::uint64_t bytes) : bytes_(bytes), data_(page_aligned(bytes), &std::free) {
+    if (!data_) throw std::bad_alloc();
+    std::memset(data_.get(), 1, bytes);
+  }
+  char* data() const { return data_.get(); }
+  int count() const { return static_cast<int>(bytes_); }
+
+ private:
+  static char* page_aligned(std::uint64_t bytes) {
+    constexpr std::uint64_t page = 4096;
+    return static_cast<char*>(std::aligned_alloc(page, (bytes + page - 1) / page * page));
+  }
+  std::uint64_t bytes_;
+  std::unique_ptr<char, decltype(&std::free)> data_;
+};
+
+double pingpong_round_trips(const MpiSession& mpi, int partner, const PingPongBuffer& b, int iterations) {
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = now_s();
   for (int i = 0; i < iterations; ++i) {
     if (mpi.rank() == 0) {
-      MPI_Send(buffer.data(), count, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
-      MPI_Recv(buffer.data(), count, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    } else if (mpi.rank() == 1) {
-      MPI_Recv(buffer.data(), count, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Send(buffer.data(), count, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+      MPI_Send(b.data(), b.count(), MPI_BYTE, partner, 0, MPI_COMM_WORLD);
+      MPI_Recv(b.data(), b.count(), MPI_BYTE, partner, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (mpi.rank() == partner) {
+      MPI_Recv(b.data(), b.count(), MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(b.data(), b.count(), MPI_BYTE, 0, 0, MPI_COMM_WORLD);
     }
   }
   return now_s() - start;
@@ -54,10 +80,12 @@ double allreduce_iterations(const std::vector<double>& send, std::vector<double>
   return now_s() - start;
 }
 
-// Rank 0 times a few iterations and broadcasts how many make one repetition last target_s.
+// Rank 0 times a few iterations and broadcasts how many make one repetition last target_s
+// (or every rank takes --iterations, so a run can match NetPIPE's -n exactly).
 template <typename Timed>
 int agreed_iterations(const MpiSession& mpi, const HostFabricPlan& plan, Timed timed) {
   timed(2);  // warm-up: connections, registration, page faults
+  if (plan.fixed_iterations > 0) return plan.fixed_iterations;
   const double probe_s = timed(3) / 3;
   return mpi.broadcast_from_root(iterations_for(probe_s, plan.target_rep_s, 100000));
 }
@@ -66,14 +94,15 @@ Labels size_labels(std::uint64_t size, int ranks) {
   return {{"size", std::to_string(size)}, {"ranks", std::to_string(ranks)}};
 }
 
-void measure_pingpong(ProbeContext& ctx, MpiSession& mpi, const HostFabricPlan& plan, std::uint64_t size, int reps) {
+void measure_pingpong(ProbeContext& ctx, MpiSession& mpi, const HostFabricPlan& plan, int partner, std::uint64_t size,
+                      int reps) {
   mpi.set_phase(fmt::format("ping-pong at {}", format_bytes(static_cast<double>(size))));
-  std::vector<char> buffer(size, 1);
-  const int iterations = agreed_iterations(mpi, plan, [&](int n) { return pingpong_round_trips(mpi, buffer, n); });
+  const PingPongBuffer buffers(size);
+  const int iterations = agreed_iterations(mpi, plan, [&](int n) { return pingpong_round_trips(mpi, partner, buffers, n); });
   Metric bw{"pingpong_bw", unit::gbps, Better::higher, size_labels(size, mpi.size()), {}};
   Metric latency{"pingpong_latency", unit::us, Better::lower, size_labels(size, mpi.size()), {}};
   for (int r = 0; r < reps; ++r) {
-    const double one_way_s = pingpong_round_trips(mpi, buffer, iterations) / (2.0 * iterations);
+    const double one_way_s = pingpong_round_trips(mpi, partner, buffers, iterations) / (2.0 * iterations);
     bw.samples.push_back(static_cast<double>(size) / 1e9 / one_way_s);
     latency.samples.push_back(one_way_s * 1e6);
   }
@@ -106,15 +135,20 @@ void describe_job(ProbeContext& ctx, const std::vector<RankIdentity>& ids) {
   ctx.info()["rank_hosts"] = placement;
   ctx.info()["mpi"] = mpi_library_version();
   ctx.info()["allreduce_bw_formula"] = "size / time * 2(n-1)/n (nccl-tests busbw), time = mean over ranks";
-  ctx.info()["pingpong_formula"] = "one-way time = round trip / 2 between ranks 0 and 1; bw = size / one-way time";
+  const int partner = pingpong_partner(ids);
+  ctx.info()["pingpong_formula"] = "one-way time = round trip / 2 between rank 0 and its partner; bw = size / one-way time";
+  ctx.info()["pingpong_ranks"] = {0, partner};
+  ctx.info()["pingpong_path"] = ids[static_cast<std::size_t>(partner)].host == ids.front().host
+                                    ? "within one host (shared memory or loopback)"
+                                    : "between hosts " + ids.front().host + " and " + ids[static_cast<std::size_t>(partner)].host;
 }
 
-Outcome sweep_sizes(ProbeContext& ctx, MpiSession& mpi, const HostFabricPlan& plan) {
+Outcome sweep_sizes(ProbeContext& ctx, MpiSession& mpi, const HostFabricPlan& plan, int partner) {
   const int reps = std::max(1, ctx.policy().min_repetitions);
   std::uint64_t wrong_total = 0, checked_sizes = 0;
-  for (std::uint64_t size = 8; size <= plan.max_bytes; size *= 2) {
+  for (std::uint64_t size = plan.min_bytes; size <= plan.max_bytes; size *= 2) {
     if (!mpi.all_agree(!ctx.should_stop())) return Outcome::interrupted();
-    measure_pingpong(ctx, mpi, plan, size, reps);
+    measure_pingpong(ctx, mpi, plan, partner, size, reps);
     const std::uint64_t wrong = measure_allreduce(ctx, mpi, plan, size, reps);
     ++checked_sizes;
     if (wrong > 0)
@@ -146,7 +180,7 @@ Outcome measure_host_fabric_as_rank(ProbeContext& ctx, const HostFabricPlan& pla
   } else {
     if (mpi.rank() == 0) describe_job(ctx, ids);
     else ctx.info()["role"] = fmt::format("rank {} of {}: rank 0 records the figures", mpi.rank(), mpi.size());
-    outcome = sweep_sizes(ctx, mpi, plan);
+    outcome = sweep_sizes(ctx, mpi, plan, pingpong_partner(ids));
   }
   hand_back_report(ctx, outcome, mpi.rank());
   return outcome;

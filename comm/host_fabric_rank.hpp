@@ -10,9 +10,11 @@
 namespace nodeaudit::comm {
 
 struct HostFabricPlan {
+  std::uint64_t min_bytes = 8;
   std::uint64_t max_bytes = 4u << 20;
   double rank_timeout_s = 60;
   double target_rep_s = 0.005;  // one timed repetition lasts about this long
+  int fixed_iterations = 0;     // > 0: round trips (all-reduces) per repetition, as NetPIPE's -n
 };
 
 // Runs as one rank of the job; rank 0 records the figures in `ctx`. `mine` is this rank's

@@ -2,9 +2,13 @@
 // different nodeaudit builds, agreement helpers so every rank takes the same branch, and a
 // watchdog: when a peer dies or hangs, the blocking MPI call never returns, so past its deadline
 // the watchdog prints which phase stalled and ends this rank (exit 124). mpirun then ends the job.
+// MPI is initialised once per process and finalised at exit, so several MPI probes can run one
+// after another in one rank (`mpirun -np N nodeaudit run --only 'comm.*'`).
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -17,7 +21,7 @@ namespace nodeaudit::comm {
 
 class MpiSession {
  public:
-  // Initialises MPI (thread level funneled: only this thread calls MPI) and arms the watchdog.
+  // Initialises MPI once per process (thread level single: only this thread calls MPI) and arms the watchdog.
   MpiSession(std::string probe_id, double watchdog_s);
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
@@ -27,6 +31,9 @@ class MpiSession {
   int size() const { return size_; }
   // What the watchdog names if it fires ("ping-pong at 4 MiB").
   void set_phase(const std::string& phase);
+  // Progress was made: the watchdog's limit starts again from now. Without calls the limit
+  // counts from the start of the session (comm.host-fabric's --rank-timeout).
+  void progress();
 
   // Every rank's identity, on every rank.
   std::vector<RankIdentity> exchange_identities(const RankIdentity& mine) const;
@@ -36,9 +43,19 @@ class MpiSession {
   // Rank 0 receives every rank's values (equal counts); others get an empty vector.
   std::vector<std::vector<double>> gather_to_root(const std::vector<double>& mine) const;
   std::uint64_t sum_to_root(std::uint64_t mine) const;
+  std::uint64_t min_over_ranks(std::uint64_t mine) const;
+  double mean_over_ranks(double mine) const;
+  // Every rank's `wire` (all exactly `bytes` long), on every rank, in rank order.
+  std::vector<std::string> allgather_fixed(const std::string& wire, std::size_t bytes) const;
+  // Rank 0's `bytes` at `data` on every rank.
+  void broadcast_bytes(void* data, std::size_t bytes) const;
+  // Rank 0 receives every rank's counts (equal lengths), flattened in rank order.
+  std::vector<std::uint64_t> gather_counts(const std::vector<std::uint64_t>& mine) const;
+  // This rank's index among the ranks sharing its node (MPI_Comm_split_type SHARED).
+  int shared_memory_local_rank() const;
 
  private:
-  void watch(double watchdog_s);
+  void watch();
 
   std::string probe_id_;
   int rank_ = -1;  // until MPI_Init returns
@@ -46,6 +63,8 @@ class MpiSession {
   std::mutex mutex_;
   std::condition_variable done_cv_;
   bool done_ = false;
+  double watchdog_s_ = 0;
+  std::chrono::steady_clock::time_point limit_;
   std::string phase_ = "MPI start-up (MPI_Init waits for every rank)";
   std::thread watchdog_;
 };

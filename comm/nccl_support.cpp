@@ -56,9 +56,8 @@ DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept : data_(other.data_), 
   other.data_ = nullptr;
 }
 
-void Communicators::init(const std::vector<int>& devices) {
-  devices_ = devices;
-  const int n = size();
+void Communicators::create_streams() {
+  const int n = local_count();
   streams_.assign(n, nullptr), starts_.assign(n, nullptr), stops_.assign(n, nullptr);
   for (int r = 0; r < n; ++r) {
     check_cuda(cudaSetDevice(devices_[r]), fmt::format("cudaSetDevice({})", devices_[r]));
@@ -66,14 +65,36 @@ void Communicators::init(const std::vector<int>& devices) {
     check_cuda(cudaEventCreate(&starts_[r]), fmt::format("cudaEventCreate(GPU {})", devices_[r]));
     check_cuda(cudaEventCreate(&stops_[r]), fmt::format("cudaEventCreate(GPU {})", devices_[r]));
   }
-  std::vector<ncclComm_t> comms(n, nullptr);
-  check_nccl(ncclCommInitAll(comms.data(), n, devices_.data()), fmt::format("ncclCommInitAll({} GPUs)", n));
+}
+
+void Communicators::adopt(std::vector<ncclComm_t> comms, const std::string& call) {
   std::lock_guard lock(mutex_);
   if (aborted_) {  // the watchdog fired during initialisation
     for (ncclComm_t c : comms) ncclCommAbort(c);
-    throw CommFailure("ncclCommInitAll finished after the watchdog fired");
+    throw CommFailure(call + " finished after the watchdog fired");
   }
   comms_ = std::move(comms);
+}
+
+void Communicators::init(const std::vector<int>& devices) {
+  devices_ = devices;
+  world_ranks_ = local_count(), first_rank_ = 0;
+  create_streams();
+  std::vector<ncclComm_t> comms(devices_.size(), nullptr);
+  const std::string call = fmt::format("ncclCommInitAll({} GPUs)", local_count());
+  check_nccl(ncclCommInitAll(comms.data(), local_count(), devices_.data()), call);
+  adopt(std::move(comms), call);
+}
+
+void Communicators::init_rank(int device, int world_ranks, const ncclUniqueId& id, int rank) {
+  devices_ = {device};
+  world_ranks_ = world_ranks, first_rank_ = rank;
+  create_streams();
+  std::vector<ncclComm_t> comms(1, nullptr);
+  const std::string call = fmt::format("ncclCommInitRank(rank {} of {}, GPU {})", rank, world_ranks, device);
+  check_cuda(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
+  check_nccl(ncclCommInitRank(&comms[0], world_ranks, id, rank), call);
+  adopt(std::move(comms), call);
 }
 
 void Communicators::abort_all() {
@@ -90,7 +111,7 @@ Communicators::~Communicators() {
     if (!aborted_)
       for (ncclComm_t c : comms_) ncclCommDestroy(c);
   }
-  for (int r = 0; r < size(); ++r) {
+  for (int r = 0; r < local_count(); ++r) {
     cudaSetDevice(devices_[r]);
     if (starts_[r]) cudaEventDestroy(starts_[r]);
     if (stops_[r]) cudaEventDestroy(stops_[r]);
@@ -99,17 +120,17 @@ Communicators::~Communicators() {
 }
 
 void Communicators::record_start() {
-  for (int r = 0; r < size(); ++r)
+  for (int r = 0; r < local_count(); ++r)
     check_cuda(cudaEventRecord(starts_[r], streams_[r]), fmt::format("cudaEventRecord(start, GPU {})", devices_[r]));
 }
 
 void Communicators::record_stop() {
-  for (int r = 0; r < size(); ++r)
+  for (int r = 0; r < local_count(); ++r)
     check_cuda(cudaEventRecord(stops_[r], streams_[r]), fmt::format("cudaEventRecord(stop, GPU {})", devices_[r]));
 }
 
 void Communicators::wait(const std::function<bool()>& stop_waiting) {
-  for (int r = 0; r < size(); ++r) {
+  for (int r = 0; r < local_count(); ++r) {
     for (;;) {
       const cudaError_t state = cudaStreamQuery(streams_[r]);
       if (state == cudaSuccess) break;
@@ -127,7 +148,7 @@ void Communicators::wait(const std::function<bool()>& stop_waiting) {
 
 double Communicators::elapsed_max_s() {
   double slowest_ms = 0;
-  for (int r = 0; r < size(); ++r) {
+  for (int r = 0; r < local_count(); ++r) {
     float ms = 0;
     check_cuda(cudaEventElapsedTime(&ms, starts_[r], stops_[r]), fmt::format("cudaEventElapsedTime(GPU {})", devices_[r]));
     slowest_ms = std::max(slowest_ms, static_cast<double>(ms));

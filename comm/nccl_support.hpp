@@ -52,9 +52,12 @@ class DeviceBuffer {
   int device_ = 0;
 };
 
-// One communicator and one non-blocking stream per GPU (ncclCommInitAll), with a start and a stop
-// event per stream. abort_all() may be called from another thread (the watchdog); afterwards the
-// communicators are gone and every later call fails, which the engine reports as a timeout.
+// The communicators this process drives, one non-blocking stream per GPU with a start and a stop
+// event: every rank of the collective in one process (init: ncclCommInitAll), or this MPI
+// process's single rank of a job-wide communicator (init_rank: ncclCommInitRank). Index `i`
+// below is local (0..local_count); global_rank(i) is its rank in the collective. abort_all()
+// may be called from another thread (the watchdog); afterwards the communicators are gone and
+// every later call fails, which the engine reports as a timeout.
 class Communicators {
  public:
   Communicators() = default;
@@ -63,23 +66,31 @@ class Communicators {
   Communicators& operator=(const Communicators&) = delete;
 
   void init(const std::vector<int>& devices);
+  void init_rank(int device, int world_ranks, const ncclUniqueId& id, int rank);
   void abort_all();
-  int size() const { return static_cast<int>(devices_.size()); }
-  int device(int rank) const { return devices_[rank]; }
-  ncclComm_t comm(int rank) const { return comms_[rank]; }
-  cudaStream_t stream(int rank) const { return streams_[rank]; }
+  int local_count() const { return static_cast<int>(devices_.size()); }
+  int world_size() const { return world_ranks_; }
+  int global_rank(int i) const { return first_rank_ + i; }
+  int device(int i) const { return devices_[i]; }
+  ncclComm_t comm(int i) const { return comms_[i]; }
+  cudaStream_t stream(int i) const { return streams_[i]; }
 
   void record_start();
   void record_stop();
   // Waits until every stream is idle, polling so that an abort or an asynchronous NCCL error ends
   // the wait; `stop_waiting` is polled too (the watchdog fired). Throws CommFailure.
   void wait(const std::function<bool()>& stop_waiting);
-  // Max over GPUs of stop - start (the slowest GPU sets the collective's time).
+  // Max over this process's GPUs of stop - start (the slowest GPU sets the collective's time).
   double elapsed_max_s();
 
  private:
+  void create_streams();
+  // Keeps `comms` unless the watchdog fired while they were being created.
+  void adopt(std::vector<ncclComm_t> comms, const std::string& call);
+
   std::mutex mutex_;
   bool aborted_ = false;
+  int world_ranks_ = 0, first_rank_ = 0;
   std::vector<int> devices_;
   std::vector<ncclComm_t> comms_;
   std::vector<cudaStream_t> streams_;

@@ -51,6 +51,12 @@ std::vector<std::string> distinct_hosts(const std::vector<RankIdentity>& ranks) 
   return hosts;
 }
 
+int pingpong_partner(const std::vector<RankIdentity>& ranks) {
+  for (const RankIdentity& id : ranks)
+    if (id.host != ranks.front().host) return id.rank;
+  return 1;
+}
+
 std::vector<double> mean_across_ranks(const std::vector<std::vector<double>>& per_rank) {
   if (per_rank.empty()) return {};
   const std::size_t samples = per_rank.front().size();

@@ -27,6 +27,10 @@ std::optional<std::string> version_mismatch(const std::vector<RankIdentity>& ran
 // Distinct host names in rank order, and "host:rank,rank" groups for the result.
 std::vector<std::string> distinct_hosts(const std::vector<RankIdentity>& ranks);
 
+// Rank 0's ping-pong partner: the first rank on another host (the network path, whatever the
+// placement), else rank 1 (one host: shared memory). Needs at least 2 ranks.
+int pingpong_partner(const std::vector<RankIdentity>& ranks);
+
 // nccl-tests' default (-a 1): the time of an operation is the mean of the ranks' times.
 // per_rank[r][k] is rank r's k-th sample; ranks must agree on the sample count.
 std::vector<double> mean_across_ranks(const std::vector<std::vector<double>>& per_rank);

@@ -50,6 +50,10 @@ struct ProbeSpec {
   // Wall-clock deadline for one run of this probe; past it the runner kills the probe (timeout).
   // When empty the runner uses the level's default deadline.
   std::function<double(const ParamValues&, Level)> deadline_s;
+  // The probe joins an MPI job when an MPI launcher started nodeaudit (every rank runs it, rank 0
+  // records): `mpirun -np N nodeaudit run` runs such probes in-process on every rank and only
+  // rank 0 writes the result; other probes are recorded as skipped there.
+  bool across_mpi_ranks = false;
 };
 
 }  // namespace nodeaudit

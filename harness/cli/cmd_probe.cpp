@@ -8,6 +8,7 @@
 
 #include "../env.hpp"
 #include "../errors.hpp"
+#include "../mpi_env.hpp"
 #include "../nvml.hpp"
 #include "../registry.hpp"
 #include "../result.hpp"
@@ -48,8 +49,16 @@ int execute(const ProbeSpec& spec, ProbeInvocation& inv) {
     settings = make_settings(inv.common, nvml->device_count(), nvml->why_unavailable());
   }
   const ParamValues params = resolve_params(spec.params, given, settings.level);
+  // In an MPI job (mpirun -np N nodeaudit probe comm.allreduce) rank 0 writes and prints for all.
+  const std::optional<int> mpi_rank = spec.across_mpi_ranks ? mpi_world_rank_from_env() : std::nullopt;
+  const bool secondary_rank = mpi_rank && *mpi_rank > 0;
+  if (mpi_rank && !spec.body) {
+    if (secondary_rank) return exit_usage;
+    throw UsageError(spec.id + " under an MPI launcher", "not built (" + spec.not_built_reason.value_or("?") +
+                                                             "): this build cannot join an MPI job; rebuild with CUDA, NCCL and MPI");
+  }
   std::string out_path;
-  if (!child && !inv.common.out.empty()) out_path = resolve_out_path(inv.common.out, "results", host_name());
+  if (!child && !secondary_rank && !inv.common.out.empty()) out_path = resolve_out_path(inv.common.out, "results", host_name());
   const std::atomic<bool>& cancel = install_interrupt_handler();
   const double deadline_s = inv.deadline_s > 0 ? inv.deadline_s : probe_deadline_s(spec, params, settings.level);
   nlohmann::json entry = run_probe_in_process(spec, params, settings, cancel, deadline_s);
@@ -57,17 +66,26 @@ int execute(const ProbeSpec& spec, ProbeInvocation& inv) {
     write_file_atomic(inv.child_out, entry.dump(), false);
     return exit_ok;
   }
+  const Status status = parse_status(entry["status"]);
+  if (secondary_rank) {
+    if (entry.value("input_error", false)) return exit_usage;
+    if (status == Status::interrupted) return exit_interrupted;
+    return status == Status::ok || status == Status::skipped ? exit_ok : exit_fail;
+  }
   if (entry.value("input_error", false)) throw UsageError(spec.id, entry.value("reason", "bad input"));
   entry["telemetry"] = nlohmann::json::object();
   nlohmann::json doc = new_result_document(to_string(settings.level), "", {"nodeaudit", "probe", spec.id},
                                            collect_env(settings.data_dir, *nvml));
+  if (entry["info"].contains("multinode")) {  // the job's hosts, ranks and GPUs: a top-level block
+    doc["multinode"] = entry["info"]["multinode"];
+    entry["info"].erase("multinode");
+  }
   doc["probes"].push_back(entry);
   doc["finished_at"] = utc_now_iso8601();
   if (!out_path.empty()) write_file_atomic(out_path, doc.dump(2) + "\n", true);
   if (inv.common.format == "json") std::cout << doc.dump(2) << "\n";
   else std::cout << render_probe(entry);
   if (!out_path.empty() && inv.common.format != "json") std::cout << "result written to " << out_path << "\n";
-  const Status status = parse_status(entry["status"]);
   if (status == Status::interrupted) return exit_interrupted;
   return status == Status::ok || status == Status::skipped ? exit_ok : exit_fail;
 }

@@ -9,6 +9,7 @@
 
 #include "../env.hpp"
 #include "../errors.hpp"
+#include "../mpi_env.hpp"
 #include "../nvml.hpp"
 #include "../registry.hpp"
 #include "../result.hpp"
@@ -55,6 +56,43 @@ ProgressFn progress_printer(bool tty, const std::string& id, std::size_t index, 
   };
 }
 
+// Under an MPI launcher every rank runs this command. Probes that join an MPI job run in this
+// process (a child could not MPI_Init a second time for the next probe), each still under its own
+// watchdogs; the others measure one node and are recorded as skipped. At least one planned probe
+// must join the job, or the launch was a mistake.
+void check_mpi_plan(const std::vector<const ProbeSpec*>& plan) {
+  std::string not_built;
+  for (const ProbeSpec* spec : plan) {
+    if (spec->across_mpi_ranks && spec->body) return;
+    if (spec->across_mpi_ranks && not_built.empty())
+      not_built = spec->id + " is not built (" + spec->not_built_reason.value_or("?") + ")";
+  }
+  if (!not_built.empty())
+    throw UsageError("run under an MPI launcher", not_built + ": this build cannot join an MPI job; rebuild with CUDA, NCCL and MPI");
+  throw UsageError("run under an MPI launcher",
+                   "none of the planned probes runs across MPI ranks; choose them with --only 'comm.*' (e.g. "
+                   "comm.allreduce, comm.host-fabric), or run nodeaudit once per node without mpirun");
+}
+
+nlohmann::json run_probe_as_mpi_rank(const ProbeSpec& spec, const RunSettings& settings, const RunInvocation& inv,
+                                     const std::atomic<bool>& interrupt) {
+  if (!spec.across_mpi_ranks)
+    return probe_entry(spec.id, Outcome::skipped("measures one node, not an MPI job: run `nodeaudit run` without mpirun for it"),
+                       nlohmann::json::object(), 0, {}, {}, nlohmann::json::object());
+  const ParamValues params = resolve_params(spec.params, probe_params_for(spec, inv.extras), settings.level);
+  nlohmann::json entry =
+      run_probe_in_process(spec, params, settings, interrupt, probe_deadline_s(spec, params, settings.level));
+  entry["telemetry"] = {{"note", "not sampled: the probe ran inside an MPI rank"}};
+  return entry;
+}
+
+// The job-wide `multinode` block one of the MPI probes recorded (hosts, ranks, GPU per rank).
+void hoist_multinode(nlohmann::json& doc, nlohmann::json& entry) {
+  if (!entry.contains("info") || !entry["info"].contains("multinode")) return;
+  doc["multinode"] = entry["info"]["multinode"];
+  entry["info"].erase("multinode");
+}
+
 int finish_code(const nlohmann::json& doc, bool interrupted, int assessment_code) {
   if (interrupted) return exit_interrupted;
   for (const auto& p : doc["probes"])
@@ -68,21 +106,24 @@ int finish_code(const nlohmann::json& doc, bool interrupted, int assessment_code
 
 int execute(RunInvocation& inv) {
   const std::vector<const ProbeSpec*> plan = plan_probes(inv);
+  const std::optional<int> mpi_rank = mpi_world_rank_from_env();
+  if (mpi_rank) check_mpi_plan(plan);
+  const bool writes = !mpi_rank || *mpi_rank == 0;  // rank 0 alone writes and prints for the job
   Nvml nvml;
   const RunSettings settings = make_settings(inv.common, nvml.device_count(), nvml.why_unavailable());
   RunSettings run_settings = settings;
   run_settings.profile_path = prepare_run_extras(inv.common.profile, inv.extras);
-  const std::string out_path = resolve_out_path(inv.common.out, "results", host_name());
-  if (!inv.telemetry_out.empty() && std::filesystem::exists(inv.telemetry_out))
+  const std::string out_path = writes ? resolve_out_path(inv.common.out, "results", host_name()) : "";
+  if (writes && !inv.telemetry_out.empty() && std::filesystem::exists(inv.telemetry_out))
     throw UsageError("--telemetry-out " + inv.telemetry_out, "already exists; nodeaudit never overwrites a file");
   const bool json_out = inv.common.format == "json";
-  const bool tty = stdout_is_tty() && !json_out;
+  const bool tty = writes && stdout_is_tty() && !json_out;
   std::FILE* log = json_out ? stderr : stdout;
 
   nlohmann::json doc = new_result_document(to_string(settings.level), inv.common.profile, inv.argv,
-                                           collect_env(settings.data_dir, nvml));
-  if (!json_out) std::fputs(render_env(doc["env"]).c_str(), log);
-  write_file_atomic(out_path, doc.dump(2) + "\n", true);  // claims the name; later writes replace it
+                                           writes ? collect_env(settings.data_dir, nvml) : nlohmann::json::object());
+  if (writes && !json_out) std::fputs(render_env(doc["env"]).c_str(), log);
+  if (writes) write_file_atomic(out_path, doc.dump(2) + "\n", true);  // claims the name; later writes replace it
 
   const std::atomic<bool>& interrupt = install_interrupt_handler();
   IsolationOptions iso{self_exe_path(), run_settings, &nvml, 0.5, inv.telemetry_out, 5.0};
@@ -93,16 +134,19 @@ int execute(RunInvocation& inv) {
                                           nlohmann::json::object(), 0, {}, {}, nlohmann::json::object()));
       continue;
     }
-    if (!tty && !json_out) std::fprintf(log, "[%zu/%zu] %s ...\n", i + 1, plan.size(), spec.id.c_str());
-    nlohmann::json entry = run_probe_isolated(spec, probe_params_for(spec, inv.extras), iso, interrupt,
-                                              progress_printer(tty, spec.id, i + 1, plan.size()));
+    if (writes && !tty && !json_out) std::fprintf(log, "[%zu/%zu] %s ...\n", i + 1, plan.size(), spec.id.c_str());
+    nlohmann::json entry = mpi_rank ? run_probe_as_mpi_rank(spec, run_settings, inv, interrupt)
+                                    : run_probe_isolated(spec, probe_params_for(spec, inv.extras), iso, interrupt,
+                                                         progress_printer(tty, spec.id, i + 1, plan.size()));
     if (tty) std::fputs("\r\033[K", stderr);
-    if (!json_out) std::fputs(render_probe_status(entry).c_str(), log);
+    hoist_multinode(doc, entry);
+    if (writes && !json_out) std::fputs(render_probe_status(entry).c_str(), log);
     doc["probes"].push_back(std::move(entry));
-    write_file_atomic(out_path, doc.dump(2) + "\n", false);
+    if (writes) write_file_atomic(out_path, doc.dump(2) + "\n", false);
   }
   doc["finished_at"] = utc_now_iso8601();
-  const int assessment_code = assess_run(doc, inv.extras);
+  const int assessment_code = writes ? assess_run(doc, inv.extras) : exit_ok;
+  if (!writes) return finish_code(doc, interrupt.load(), assessment_code);
   write_file_atomic(out_path, doc.dump(2) + "\n", false);
   write_run_side_outputs(doc, inv.extras);
   if (json_out) std::cout << doc.dump(2) << "\n";

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "../errors.hpp"
+#include "../mpi_env.hpp"
 #include "../registry.hpp"
 #include "../version.hpp"
 #include "commands.hpp"
@@ -56,7 +57,8 @@ int main(int argc, char** argv) {
     std::cerr << "nodeaudit: " << e.what() << " (see nodeaudit --help)\n";
     return cli::exit_usage;
   } catch (const UsageError& e) {
-    std::cerr << "nodeaudit: " << e.what() << "\n";
+    // Under an MPI launcher every rank meets the same bad input; rank 0 says it once.
+    if (mpi_world_rank_from_env().value_or(0) == 0) std::cerr << "nodeaudit: " << e.what() << "\n";
     return cli::exit_usage;
   }
 }

@@ -79,3 +79,10 @@ TEST(HostFabric, DeadRankEndsTheJobNoHang) {
   EXPECT_NE(end.exit_code, 0) << end.log_tail;
   EXPECT_EQ(end.log_tail.find("outcome ok"), std::string::npos) << end.log_tail;
 }
+
+TEST(HostFabric, MinSizeAboveMaxSizeIsBadInputBeforeAnyRankStarts) {
+  const LaunchEnd end = run_launcher({NODEAUDIT_BINARY, "probe", "comm.host-fabric", "--min-size", "1KiB", "--max-size", "8"},
+                                     log_path("nodeaudit-hostfabric-minmax.log"), 30, {});
+  EXPECT_EQ(end.exit_code, 2) << end.log_tail;
+  EXPECT_EQ(end.log_tail, "nodeaudit: comm.host-fabric: --min-size 1 KiB is larger than --max-size 8 B: the sweep needs min <= max");
+}

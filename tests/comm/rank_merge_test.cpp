@@ -57,3 +57,12 @@ TEST(Report, JsonRoundTrip) {
   EXPECT_EQ(back->info["hosts"][0], "a");
   EXPECT_FALSE(report_from_json("{\"status\":").has_value());
 }
+
+TEST(PingPongPartner, FirstRankOnAnotherHostElseRankOne) {
+  // mpirun --map-by ppr:4:node: ranks 0-3 on a, 4-7 on b; the pair must cross the network.
+  std::vector<RankIdentity> ids;
+  for (int r = 0; r < 8; ++r) ids.push_back({r, r < 4 ? "a" : "b", "0.1.0", "abc"});
+  EXPECT_EQ(pingpong_partner(ids), 4);
+  for (auto& id : ids) id.host = "a";
+  EXPECT_EQ(pingpong_partner(ids), 1);  // one host: shared memory between ranks 0 and 1
+}

@@ -1,0 +1,24 @@
+// Whether this process is one rank of a job an MPI launcher started (mpirun, srun --mpi, mpiexec),
+// read from the launcher's environment before any MPI call. The harness needs only this to let
+// rank 0 alone write and print; the MPI work itself lives in comm/.
+#pragma once
+
+#include <cstdlib>
+#include <optional>
+
+namespace nodeaudit {
+
+// This rank's index in the job, or nullopt outside an MPI job. Slurm's SLURM_PROCID alone does
+// not count: a batch script has it without being an MPI rank.
+inline std::optional<int> mpi_world_rank_from_env() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    const char* text = std::getenv(name);
+    if (!text || !*text) continue;
+    char* end = nullptr;
+    const long rank = std::strtol(text, &end, 10);
+    if (*end == '\0' && rank >= 0) return static_cast<int>(rank);
+  }
+  return std::nullopt;
+}
+
+}  // namespace nodeaudit
