@@ -17,8 +17,15 @@ cmake --build "$build" -j "$jobs"
 (cd "$build" && ctest --output-on-failure -j "$jobs" --timeout 300) || status=1
 mkdir -p "$out"
 "$build/nodeaudit" run --only 'gpu.*,comm.*' --level quick --out "$out/" || status=1
+# The multi-node path (NCCL bootstrapped over MPI) on this node: one rank per GPU.
+if command -v mpirun >/dev/null; then
+  gpus="$(nvidia-smi -L 2>/dev/null | wc -l)"
+  as_root=(); [[ $(id -u) -eq 0 ]] && as_root=(--allow-run-as-root)
+  mpirun "${as_root[@]}" -np "${gpus:-1}" "$build/nodeaudit" probe comm.allreduce --level quick \
+    --out "$out/mpi-allreduce-$(hostname)-$(date -u +%Y%m%dT%H%M%SZ).json" || status=1
+fi
 
-latest="$(ls -t "$out"/*.json 2>/dev/null | head -1 || true)"
+latest="$(ls -t "$out"/*.json 2>/dev/null | grep -v '/mpi-allreduce-' | head -1 || true)"
 if [[ -z "$latest" ]]; then
   echo "gpu-check: no result file in $out" >&2
   exit 1
