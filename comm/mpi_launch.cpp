@@ -20,14 +20,6 @@ extern char** environ;
 namespace nodeaudit::comm {
 namespace {
 
-std::optional<int> env_int(const EnvLookup& env, const char* name) {
-  const char* text = env(name);
-  if (!text || !*text) return std::nullopt;
-  char* end = nullptr;
-  const long value = std::strtol(text, &end, 10);
-  if (*end != '\0' || value < 0) return std::nullopt;
-  return static_cast<int>(value);
-}
 
 std::vector<std::string> split_words(const std::string& text) {
   std::vector<std::string> words;
@@ -81,6 +73,15 @@ void kill_group(pid_t pid, int& wait_status) {
 }
 
 }  // namespace
+
+std::optional<int> env_int(const EnvLookup& env, const char* name) {
+  const char* text = env(name);
+  if (!text || !*text) return std::nullopt;
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  if (*end != '\0' || value < 0) return std::nullopt;
+  return static_cast<int>(value);
+}
 
 std::optional<MpiJobInfo> detect_mpi_job(const EnvLookup& env) {
   struct Names {

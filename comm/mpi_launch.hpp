@@ -23,6 +23,10 @@ struct MpiJobInfo {
   int local_rank = 0;
 };
 using EnvLookup = std::function<const char*(const char*)>;
+
+// A non-negative whole number from the environment variable `name`; std::nullopt when unset, empty
+// or not such a number.
+std::optional<int> env_int(const EnvLookup& env, const char* name);
 // Inside an MPI job started by mpirun/srun (Open MPI, PMIx or PMI variables)? Slurm's own
 // SLURM_PROCID is not used: a batch script has it without being an MPI rank.
 std::optional<MpiJobInfo> detect_mpi_job(const EnvLookup& env);

@@ -9,26 +9,17 @@
 namespace nodeaudit::comm {
 namespace {
 
-std::optional<int> env_number(const EnvLookup& env, const char* name) {
-  const char* text = env(name);
-  if (!text || !*text) return std::nullopt;
-  char* end = nullptr;
-  const long value = std::strtol(text, &end, 10);
-  if (*end != '\0' || value < 0) return std::nullopt;
-  return static_cast<int>(value);
-}
-
 std::string where(const RankGpuState& s) { return fmt::format("rank {} on {}", s.rank, s.host); }
 
 }  // namespace
 
 std::optional<int> local_rank_from_env(const EnvLookup& env) {
-  if (auto v = env_number(env, "OMPI_COMM_WORLD_LOCAL_RANK")) return v;
-  if (auto v = env_number(env, "MPI_LOCALRANKID")) return v;  // MPICH / Intel MPI (Hydra)
+  if (auto v = env_int(env, "OMPI_COMM_WORLD_LOCAL_RANK")) return v;
+  if (auto v = env_int(env, "MPI_LOCALRANKID")) return v;  // MPICH / Intel MPI (Hydra)
   // srun sets SLURM_LOCALID per task; mpirun inside a batch script inherits the script's
   // SLURM_LOCALID (0 on every rank), so it counts only when SLURM_PROCID is this MPI rank.
-  const auto slurm_local = env_number(env, "SLURM_LOCALID");
-  const auto slurm_rank = env_number(env, "SLURM_PROCID");
+  const auto slurm_local = env_int(env, "SLURM_LOCALID");
+  const auto slurm_rank = env_int(env, "SLURM_PROCID");
   const auto job = detect_mpi_job(env);
   if (slurm_local && slurm_rank && job && *slurm_rank == job->rank) return slurm_local;
   return std::nullopt;
