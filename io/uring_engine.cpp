@@ -10,12 +10,12 @@
 
 #include <fmt/format.h>
 
+#include "uring_chain.hpp"
+
 namespace nodeaudit::io {
 namespace {
 
-constexpr std::uint64_t op_bits = 2;
-constexpr std::size_t huge_page_bytes = 2u << 20;  // user_data = slot << 2 | op
-enum Op : std::uint64_t { op_io = 0, op_open = 1, op_close = 2 };
+constexpr std::size_t huge_page_bytes = 2u << 20;
 
 std::string errno_text(int negative_errno) { return std::strerror(-negative_errno); }
 
@@ -93,21 +93,8 @@ void UringWorker::use_files(const std::vector<int>& fds) {
 void UringWorker::prepare_whole_file(unsigned slot) {
   Slot& s = slots_[slot];
   std::byte* buffer = buffer_pool_ + slot * options_.buffer_bytes;
-  io_uring_sqe* open_sqe = io_uring_get_sqe(&ring_);
-  io_uring_prep_openat_direct(open_sqe, AT_FDCWD, s.unit.path, s.unit.open_flags, 0, slot);
-  io_uring_sqe_set_data64(open_sqe, (std::uint64_t{slot} << op_bits) | op_open);
-  // Hard links: a short read (the expected case when `length` is rounded up for O_DIRECT)
-  // must not cancel the close.
-  open_sqe->flags |= IOSQE_IO_HARDLINK;
-  io_uring_sqe* read_sqe = io_uring_get_sqe(&ring_);
-  if (fixed_buffers_) io_uring_prep_read_fixed(read_sqe, static_cast<int>(slot), buffer, s.unit.length, 0, static_cast<int>(slot));
-  else io_uring_prep_read(read_sqe, static_cast<int>(slot), buffer, s.unit.length, 0);
-  read_sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_HARDLINK;
-  io_uring_sqe_set_data64(read_sqe, (std::uint64_t{slot} << op_bits) | op_io);
-  io_uring_sqe* close_sqe = io_uring_get_sqe(&ring_);
-  io_uring_prep_close_direct(close_sqe, slot);
-  io_uring_sqe_set_data64(close_sqe, (std::uint64_t{slot} << op_bits) | op_close);
-  s.cqes_pending = 3;
+  s.cqes_pending = queue_whole_file_read(
+      ring_, slot, {s.unit.path, s.unit.open_flags, buffer, s.unit.length, fixed_buffers_ ? static_cast<int>(slot) : -1});
 }
 
 void UringWorker::prepare(unsigned slot, UnitSource& source) {
@@ -125,24 +112,24 @@ void UringWorker::prepare(unsigned slot, UnitSource& source) {
     else io_uring_prep_read(sqe, file, buffer, s.unit.length, s.unit.offset);
   }
   if (fixed_files_) sqe->flags |= IOSQE_FIXED_FILE;
-  io_uring_sqe_set_data64(sqe, (std::uint64_t{slot} << op_bits) | op_io);
+  io_uring_sqe_set_data64(sqe, chain_tag(slot, ChainOp::io));
   s.cqes_pending = 1;
 }
 
 bool UringWorker::complete_cqe(io_uring_cqe* cqe, std::uint64_t now_ns, UnitSource& source, LoopResult& result,
                                LatencyHistogram& latency, std::vector<unsigned>& free_slots) {
   const std::uint64_t data = io_uring_cqe_get_data64(cqe);
-  const auto slot = static_cast<unsigned>(data >> op_bits);
-  const auto op = static_cast<Op>(data & ((1u << op_bits) - 1));
+  const unsigned slot = tag_slot(data);
+  const ChainOp op = tag_op(data);
   Slot& s = slots_[slot];
   const IoUnit& u = s.unit;
   const char* what = u.kind == UnitKind::write ? "write" : "read";
   if (cqe->res < 0 && result.error.empty()) {
-    const char* op_name = op == op_open ? "open" : op == op_close ? "close" : what;
-    result.error = u.path ? fmt::format("{} {}: {}", op_name, u.path, errno_text(cqe->res))
-                          : fmt::format("{} of {} bytes at offset {}: {}", op_name, u.length, u.offset, errno_text(cqe->res));
+    const char* name = op_name(op, what);
+    result.error = u.path ? fmt::format("{} {}: {}", name, u.path, errno_text(cqe->res))
+                          : fmt::format("{} of {} bytes at offset {}: {}", name, u.length, u.offset, errno_text(cqe->res));
   }
-  if (op == op_io) s.read_result = cqe->res;
+  if (op == ChainOp::io) s.read_result = cqe->res;
   if (--s.cqes_pending > 0) return result.error.empty();
   const std::uint32_t want = u.kind == UnitKind::whole_file_read ? u.expect : u.length;
   if (s.read_result >= 0 && static_cast<std::uint32_t>(s.read_result) != want && result.error.empty())

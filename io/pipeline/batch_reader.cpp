@@ -1,17 +1,14 @@
 #include "batch_reader.hpp"
 
-#include <fcntl.h>
-
 #include <cerrno>
 #include <cstring>
 
 #include <fmt/format.h>
 
+#include "uring_chain.hpp"
+
 namespace nodeaudit::pipeline {
 namespace {
-
-constexpr std::uint64_t op_bits = 2;  // user_data = slot << 2 | op
-enum Op : std::uint64_t { op_read = 0, op_open = 1, op_close = 2 };
 
 std::string errno_text(int negative_errno) {
   return std::strerror(-negative_errno);
@@ -51,36 +48,20 @@ BatchReader::~BatchReader() {
 void BatchReader::prepare(unsigned slot) {
   Slot& s = slots_[slot];
   const SampleRead& read = s.read;
-  io_uring_sqe* open_sqe = io_uring_get_sqe(&ring_);
-  io_uring_prep_openat_direct(open_sqe, AT_FDCWD, read.path, read.open_flags, 0, slot);
-  io_uring_sqe_set_data64(open_sqe, (std::uint64_t{slot} << op_bits) | op_open);
-  // Hard links: a short read (every read here asks for more than the file holds) must not cancel the close.
-  open_sqe->flags |= IOSQE_IO_HARDLINK;
-  io_uring_sqe* read_sqe = io_uring_get_sqe(&ring_);
-  if (fixed_buffers_ && read.buffer_index >= 0)
-    io_uring_prep_read_fixed(read_sqe, static_cast<int>(slot), read.dest, read.capacity, 0, read.buffer_index);
-  else
-    io_uring_prep_read(read_sqe, static_cast<int>(slot), read.dest, read.capacity, 0);
-  read_sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_HARDLINK;
-  io_uring_sqe_set_data64(read_sqe, (std::uint64_t{slot} << op_bits) | op_read);
-  io_uring_sqe* close_sqe = io_uring_get_sqe(&ring_);
-  io_uring_prep_close_direct(close_sqe, slot);
-  io_uring_sqe_set_data64(close_sqe, (std::uint64_t{slot} << op_bits) | op_close);
-  s.cqes_pending = 3;
+  const int buffer = fixed_buffers_ ? read.buffer_index : -1;
+  s.cqes_pending = io::queue_whole_file_read(ring_, slot, {read.path, read.open_flags, read.dest, read.capacity, buffer});
   s.read_result = 0;
 }
 
 void BatchReader::complete_cqe(io_uring_cqe* cqe, SampleSource& source, ReaderTotals& totals,
                                std::vector<unsigned>& free_slots) {
   const std::uint64_t data = io_uring_cqe_get_data64(cqe);
-  const auto slot = static_cast<unsigned>(data >> op_bits);
-  const auto op = static_cast<Op>(data & ((1u << op_bits) - 1));
+  const unsigned slot = io::tag_slot(data);
+  const io::ChainOp op = io::tag_op(data);
   Slot& s = slots_[slot];
-  if (cqe->res < 0 && totals.error.empty()) {
-    const char* name = op == op_open ? "open" : op == op_close ? "close" : "read";
-    totals.error = fmt::format("{} {}: {}", name, s.read.path, errno_text(cqe->res));
-  }
-  if (op == op_read) s.read_result = cqe->res;
+  if (cqe->res < 0 && totals.error.empty())
+    totals.error = fmt::format("{} {}: {}", io::op_name(op, "read"), s.read.path, errno_text(cqe->res));
+  if (op == io::ChainOp::io) s.read_result = cqe->res;
   if (--s.cqes_pending > 0) return;
   free_slots.push_back(slot);
   if (!totals.error.empty() || s.read_result < 0) return;

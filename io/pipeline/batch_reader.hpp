@@ -1,6 +1,6 @@
 // One loader worker's io_uring for pipeline.step: whole sample files read straight into the batch
-// buffer they belong to (openat_direct -> read -> close_direct, hard-linked, as the storage engine
-// chains them), so no byte is copied between the read and the batch. The storage engine
+// buffer they belong to (io/uring_chain's openat_direct -> read -> close_direct chain, which the
+// storage engine uses too), so no byte is copied between the read and the batch. The storage engine
 // (io/uring_engine) reads into a pool of its own and hands each sample to a callback, which costs
 // the pipeline a memcpy per sample; this ring registers the batch buffers themselves (read_fixed)
 // when the kernel allows, and plain reads into the same memory otherwise.
