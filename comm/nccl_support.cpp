@@ -1,14 +1,11 @@
-// Checked CUDA/NCCL calls, GPU choice, buffers, and the per-GPU communicators; also adds the
-// NCCL version to env["software"] (no device needed).
+// Checked CUDA/NCCL calls, GPU choice, buffers, and the per-GPU communicators.
 #include "nccl_support.hpp"
 
 #include <thread>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "gpu_select.hpp"
-#include "registry.hpp"
 
 namespace nodeaudit::comm {
 
@@ -156,15 +153,4 @@ double Communicators::elapsed_max_s() {
   return slowest_ms / 1e3;
 }
 
-namespace {
-
-void add_nccl_version(nlohmann::json& env) {
-  int version = 0;  // major*10000 + minor*100 + patch since NCCL 2.9
-  if (ncclGetVersion(&version) == ncclSuccess)
-    env["software"]["nccl"] = fmt::format("{}.{}.{}", version / 10000, version / 100 % 100, version % 100);
-}
-
-const EnvContributorRegistrar nccl_env_registrar{add_nccl_version};
-
-}  // namespace
 }  // namespace nodeaudit::comm

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On a machine with a GPU: build Release for the local architecture, run the tests, run the GPU and
-# communication probes at quick level and print one table of what they measured.
+# communication probes and the training step on the GPUs at quick level and print one table of
+# what they measured.
 # Usage: scripts/gpu-check.sh   (from anywhere; results go to results/reference/)
 set -euo pipefail
 
@@ -15,8 +16,10 @@ cmake --build "$build" -j "$jobs"
 
 # Tests and probes may fail; keep going so the table is printed, and exit non-zero at the end.
 (cd "$build" && ctest --output-on-failure -j "$jobs" --timeout 300) || status=1
-mkdir -p "$out"
-"$build/nodeaudit" run --only 'gpu.*,comm.*' --level quick --out "$out/" || status=1
+mkdir -p "$out" "$build/scratch"
+# pipeline.step reads a generated data set from --data-dir (removed after the run).
+"$build/nodeaudit" run --only 'gpu.*,comm.*,pipeline.step' --level quick --data-dir "$build/scratch" --out "$out/" ||
+  status=1
 # The multi-node path (NCCL bootstrapped over MPI) on this node: one rank per GPU.
 if command -v mpirun >/dev/null; then
   gpus="$(nvidia-smi -L 2>/dev/null | wc -l)"

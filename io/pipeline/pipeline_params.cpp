@@ -1,4 +1,7 @@
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -47,13 +50,15 @@ std::vector<ParamSpec> pipeline_params() {
         .max = 4096},
       P{.name = "emulate-compute",
         .type = ParamType::text,
-        .default_by_level = same_at_all_levels("h100"),
-        .help = "GPU whose compute time is emulated: " + accepted_gpu_names() +
-                "; none = loader only (compute 0, no all-reduce)"},
+        .default_by_level = same_at_all_levels("auto"),
+        .help = "auto = the node's GPUs (the run-wide --gpus) when CUDA sees one, else h100 emulated; a GPU whose "
+                "compute and all-reduce are emulated as sleeps: " +
+                accepted_gpu_names() + "; none = loader only (compute 0, no all-reduce)"},
       P{.name = "compute-time",
         .type = ParamType::duration,
         .default_by_level = same_at_all_levels("0s"),
-        .help = "Compute time per step; 0 = derived from the profile for the emulated GPU",
+        .help = "Emulated compute time per step (emulates even where a GPU exists); 0 = derived from the profile for "
+                "the emulated GPU",
         .min = 0,
         .max = 3600},
       P{.name = "batch-size",
@@ -92,13 +97,14 @@ std::vector<ParamSpec> pipeline_params() {
       P{.name = "gpus-in-node",
         .type = ParamType::integer,
         .default_by_level = same_at_all_levels("8"),
-        .help = "GPUs of the emulated node, for the gradient all-reduce (1 = none)",
+        .help = "GPUs of the emulated node, for the gradient all-reduce (1 = none); on real GPUs, the --gpus chosen",
         .min = 1,
         .max = 4096},
       P{.name = "busbw",
         .type = ParamType::real,
         .default_by_level = same_at_all_levels("0"),
-        .help = "All-reduce bus bandwidth in GB/s; 0 = from --comm-result, else the emulated GPU's datasheet link",
+        .help = "All-reduce bus bandwidth in GB/s; 0 = from --comm-result, else measured on real GPUs, else the emulated "
+                "GPU's datasheet link",
         .min = 0,
         .max = 100000},
       P{.name = "comm-result",
@@ -121,6 +127,11 @@ std::string profile_name(const ProbeContext& ctx) {
 double busbw_from_result(const std::string& path, double gradient_bytes, int gpus, std::string& source,
                          std::string& error) {
   std::ifstream in(path);
+  if (!in) {
+    error = fmt::format("--comm-result {}: cannot be read ({}); give a result file of a run with comm.allreduce", path,
+                        std::strerror(errno));
+    return 0;
+  }
   nlohmann::json result;
   try {
     result = nlohmann::json::parse(in);
@@ -163,7 +174,9 @@ std::string plan_decode(const ParamValues& p, PipelinePlan& plan) {
 }
 
 std::string plan_comm(const ParamValues& p, const GpuPeak* gpu, PipelinePlan& plan) {
-  const int gpus = plan.loader_only() ? 1 : static_cast<int>(p.integer("gpus-in-node"));
+  const int gpus = plan.loader_only() ? 1
+                   : plan.real()      ? static_cast<int>(plan.devices.size())
+                                      : static_cast<int>(p.integer("gpus-in-node"));
   double busbw = p.real("busbw");
   std::string source = "--busbw (given)", error;
   if (busbw <= 0 && !p.text("comm-result").empty())
@@ -176,6 +189,13 @@ std::string plan_comm(const ParamValues& p, const GpuPeak* gpu, PipelinePlan& pl
 
 std::string plan_compute(const ParamValues& p, const GpuPeak* gpu, PipelinePlan& plan) {
   std::string error;
+  if (plan.real()) {
+    plan.compute.flops_per_step = plan.samples_per_step * plan.profile.flops_per_sample();
+    plan.compute.source = "measured: cuBLASLt GEMMs of the step's FLOPs on these GPUs (CUDA events)";
+    plan.gemms = plan_step_gemms(plan.compute.flops_per_step, gemm_dtype_for(plan.profile, error));
+    plan.allreduce = plan_step_allreduce(plan.profile, plan.gemms);
+    return error;
+  }
   if (gpu)
     plan.compute = derive_compute(plan.profile, plan.samples_per_step, *gpu, error);
   else
@@ -190,18 +210,55 @@ std::string plan_compute(const ParamValues& p, const GpuPeak* gpu, PipelinePlan&
 
 }  // namespace
 
-std::string make_plan(const ProbeContext& ctx, PipelinePlan& plan) {
+namespace {
+
+// Real GPUs for auto when CUDA sees one and no emulated compute time is given; else the GPU named,
+// h100 for auto, or none. Empty on success; else the unknown name and what is accepted.
+std::string choose_compute(const ParamValues& p, const GpuAvailability& gpus, PipelinePlan& plan, const GpuPeak*& gpu) {
+  const std::string& wanted = p.text("emulate-compute");
+  if (wanted == "auto") {
+    if (!gpus.devices.empty() && p.duration_s("compute-time") == 0) {
+      plan.devices = gpus.devices;
+      plan.gpu = "real";
+      gpu = nullptr;
+      return "";
+    }
+    plan.emulation_reason = p.duration_s("compute-time") > 0 ? "--compute-time given"
+                            : gpus.why_none.empty()          ? "no GPU was looked for"
+                                                             : gpus.why_none;
+    gpu = find_gpu_peak("h100");
+  } else {
+    gpu = find_gpu_peak(wanted);
+    if (!gpu && wanted != "none")
+      return fmt::format("--emulate-compute {}: unknown GPU; accepted: auto, {}, none", wanted, accepted_gpu_names());
+    plan.emulation_reason = "--emulate-compute " + wanted;
+  }
+  plan.gpu = gpu ? gpu->name : "none";
+  return "";
+}
+
+}  // namespace
+
+void complete_real_plan(PipelinePlan& plan, const GpuCalibration& calibration, int steps, bool busbw_given) {
+  plan.compute.compute_s = calibration.compute_s;
+  if (!busbw_given && calibration.allreduce_s > 0) {
+    const double g = static_cast<double>(plan.devices.size());
+    const double busbw = plan.allreduce.bytes * 2 * (g - 1) / g / calibration.allreduce_s / 1e9;
+    plan.comm = derive_comm(plan.profile, static_cast<int>(plan.devices.size()), busbw,
+                            "measured: one step's all-reduce alone on these GPUs before the run (NCCL, CUDA events)");
+  }
+  if (plan.checkpoint_mode != CheckpointMode::off) plan.checkpoint = scale_checkpoints(plan.profile, steps, calibration.compute_s);
+}
+
+std::string make_plan(const ProbeContext& ctx, PipelinePlan& plan, const GpuAvailability& gpus) {
   const auto& p = ctx.params();
   try {
     plan.profile = score::load_profile(profile_name(ctx));
   } catch (const std::exception& e) {
     return e.what();
   }
-  const GpuPeak* gpu = find_gpu_peak(p.text("emulate-compute"));
-  if (!gpu && p.text("emulate-compute") != "none")
-    return fmt::format("--emulate-compute {}: unknown GPU; accepted: {}, none", p.text("emulate-compute"),
-                       accepted_gpu_names());
-  plan.gpu = gpu ? gpu->name : "none";
+  const GpuPeak* gpu = nullptr;
+  if (std::string error = choose_compute(p, gpus, plan, gpu); !error.empty()) return error;
   plan.samples_per_step =
       p.integer("batch-size") > 0 ? static_cast<int>(p.integer("batch-size")) : plan.profile.samples_per_step_per_gpu();
   const double sample_bytes = p.size_bytes("sample-size") > 0 ? static_cast<double>(p.size_bytes("sample-size"))
@@ -215,15 +272,21 @@ std::string make_plan(const ProbeContext& ctx, PipelinePlan& plan) {
   if (std::string error = plan_comm(p, gpu, plan); !error.empty()) return error;
   // JPEGs vary in size: reserve twice the mean per sample; decoded tensors need their own area.
   const double per_sample = sample_bytes * (plan.decode_jpeg ? 2 : 1) + (plan.decode_jpeg ? 224.0 * 224 * 3 * 4 : 0);
+  // Each step takes one batch per GPU: the queue holds at least that many, by default two steps'
+  // worth or two per worker (PyTorch's prefetch_factor), whichever is more.
+  const int per_step = plan.real() ? static_cast<int>(plan.devices.size()) : 1;
   plan.queue_depth = p.integer("queue-depth") > 0 ? static_cast<int>(p.integer("queue-depth"))
-                                                  : 2 * static_cast<int>(p.integer("workers"));
+                                                  : 2 * std::max(per_step, static_cast<int>(p.integer("workers")));
+  if (plan.queue_depth < per_step)
+    return fmt::format("--queue-depth {}: each step takes one batch per GPU; give at least {} (the GPUs chosen)",
+                       plan.queue_depth, per_step);
   const double batch_bytes = static_cast<double>(plan.samples_per_step) * per_sample * plan.queue_depth;
   if (batch_bytes > static_cast<double>(io::mem_available_bytes()) / 2)
     return fmt::format(
         "--queue-depth {} batches of {} samples ({} each in memory) need {}, over half the available memory",
         plan.queue_depth, plan.samples_per_step, format_bytes(per_sample), format_bytes(batch_bytes));
   plan.checkpoint_mode = *parse_checkpoint_mode(p.text("checkpoint"));
-  if (plan.checkpoint_mode != CheckpointMode::off)
+  if (plan.checkpoint_mode != CheckpointMode::off && !plan.real())
     plan.checkpoint = scale_checkpoints(plan.profile, static_cast<int>(p.integer("steps")), plan.compute.compute_s);
   return "";
 }

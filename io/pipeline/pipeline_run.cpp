@@ -24,14 +24,20 @@ void record_prediction(ProbeContext& ctx, const PipelinePlan& plan, const Pipeli
   }
   NodeFigures node;
   const double efficiency = plan.profile.training.model_efficiency;
-  if (plan.compute.compute_s > 0 && efficiency > 0)
-    node.gemm_tflops = plan.compute.flops_per_step / (plan.compute.compute_s * efficiency) / 1e12;
+  // The scorer's compute time is flops / (gemm_tflops x efficiency): the rate that gives back the
+  // step's compute time, emulated or measured in this run.
+  const double flops = plan.real() ? plan.gemms.executed_flops : plan.compute.flops_per_step;
+  const double compute_s = plan.real() ? f.compute_s / f.timed_steps : plan.compute.compute_s;
+  if (compute_s > 0 && efficiency > 0) node.gemm_tflops = flops / (compute_s * efficiency) / 1e12;
   node.gpus = plan.comm.gpus;
+  // Emulated: the loader feeds one GPU and the node is taken to run one such loader per GPU. Real:
+  // this process's loader feeds every GPU, so its rate is the node's, shared out per GPU.
   const double workers = r.workers;
+  const double per_gpu = plan.real() ? static_cast<double>(plan.devices.size()) : 1.0;
   if (r.loader_read_s > 0)
-    node.loader_samples_per_s = static_cast<double>(r.samples_loaded) / (r.loader_read_s / workers);
+    node.loader_samples_per_s = static_cast<double>(r.samples_loaded) / (r.loader_read_s / workers) / per_gpu;
   if (plan.decode_jpeg && r.loader_decode_s > 0)
-    node.decode_samples_per_s = static_cast<double>(r.samples_loaded) / (r.loader_decode_s / workers);
+    node.decode_samples_per_s = static_cast<double>(r.samples_loaded) / (r.loader_decode_s / workers) / per_gpu;
   node.cache = cache;
   node.sample_bytes = plan.sample_bytes;
   node.busbw_gbps = plan.comm.busbw_gbps;
@@ -49,9 +55,10 @@ void record_prediction(ProbeContext& ctx, const PipelinePlan& plan, const Pipeli
       {"loader_read_samples_per_s_per_gpu", node.loader_samples_per_s},
       {"decode_samples_per_s_per_gpu", node.decode_samples_per_s.value_or(0)},
       {"busbw_gbps", node.busbw_gbps},
-      {"note",
-       "the storage figure given to the scorer is gpus x the loader's read rate: each GPU's process runs its own "
-       "loader workers (an assumption; shared storage is not measured at that load here)"}};
+      {"note", plan.real() ? "one loader fed every GPU: the storage figure given to the scorer is its read rate"
+                           : "the storage figure given to the scorer is gpus x the loader's read rate: each GPU's "
+                             "process runs its own loader workers (an assumption; shared storage is not measured at "
+                             "that load here)"}};
   if (std::fabs(*prediction.utilization_pct - f.au_pct) > 10)
     ctx.add_finding(Severity::warn, "pipeline.prediction_gap",
                     fmt::format("measured AU {:.1f}% and the scorer's predicted utilization {:.1f}% are more than 10 "
@@ -59,10 +66,12 @@ void record_prediction(ProbeContext& ctx, const PipelinePlan& plan, const Pipeli
                                 f.au_pct, *prediction.utilization_pct));
 }
 
-void record_stages(ProbeContext& ctx, const PipelineFigures& f) {
+void record_stages(ProbeContext& ctx, const PipelineFigures& f, bool copies) {
   const double wall = f.wall_s;
   ctx.add_value("stage_busy_pct", unit::percent, Better::higher, f.compute_s / wall * 100, {{"stage", "compute"}});
   ctx.add_value("stage_busy_pct", unit::percent, Better::lower, f.data_wait_s / wall * 100, {{"stage", "data_wait"}});
+  if (copies)  // emulated compute copies nothing: no figure rather than a zero nobody measured
+    ctx.add_value("stage_busy_pct", unit::percent, Better::lower, f.copy_s / wall * 100, {{"stage", "host_to_device"}});
   ctx.add_value("stage_busy_pct", unit::percent, Better::lower, f.comm_s / wall * 100, {{"stage", "communication"}});
   ctx.add_value("stage_busy_pct", unit::percent, Better::lower, f.checkpoint_s / wall * 100, {{"stage", "checkpoint"}});
   ctx.add_value("stage_busy_pct", unit::percent, Better::lower, f.other_s / wall * 100, {{"stage", "other"}});
@@ -71,10 +80,11 @@ void record_stages(ProbeContext& ctx, const PipelineFigures& f) {
 }
 
 void record_metrics(ProbeContext& ctx, const PipelinePlan& plan, const PipelineResult& r, const std::string& cache) {
-  const PipelineFigures f = summarize(r, plan.samples_per_step);
+  const PipelineFigures f = summarize(r, plan.samples_per_step * plan.batches_per_step());
   ctx.info()["steps_completed"] = r.steps.size();
   ctx.info()["samples_loaded"] = r.samples_loaded;
   ctx.info()["batch_buffers_registered"] = r.fixed_buffers;
+  if (plan.real()) ctx.info()["batch_buffers_pinned"] = r.pinned.empty() ? "yes (cudaHostRegister)" : "no: " + r.pinned;
   ctx.info()["checkpoints"] = {{"mode", to_string(plan.checkpoint_mode)},
                                {"written", r.checkpoints},
                                {"bytes_each", plan.checkpoint.bytes},
@@ -93,9 +103,13 @@ void record_metrics(ProbeContext& ctx, const PipelinePlan& plan, const PipelineR
                          {"loader_read_s", r.loader_read_s},
                          {"loader_decode_s", r.loader_decode_s},
                          {"loader_blocked_s", r.loader_blocked_s},
-                         // Measured compute above this is the compute thread waking late (a busy host),
-                         // counted as compute: compare the two before trusting an AU near 100%.
+                         // Emulated: measured compute above this is the compute thread waking late (a
+                         // busy host), counted as compute: compare the two before trusting an AU near 100%.
+                         // Real: the GEMMs alone before the run took this (CUDA events).
                          {"compute_nominal_s", f.timed_steps * plan.compute.compute_s}};
+  if (plan.real()) ctx.info()["timed"]["host_to_device_s"] = f.copy_s;
+  if (plan.real() && f.compute_s > 0)
+    ctx.info()["gemm_tflops_per_gpu"] = plan.gemms.executed_flops * f.timed_steps / f.compute_s / 1e12;
   ctx.info()["au_definition"] =
       "au = compute / (wall - checkpoint stalls): checkpoint saves are accounted apart from AU "
       "(MLPerf Storage measures checkpointing as a workload of its own); au_with_checkpoint = "
@@ -104,13 +118,36 @@ void record_metrics(ProbeContext& ctx, const PipelinePlan& plan, const PipelineR
   ctx.add_value("au_with_checkpoint", unit::percent, Better::higher, f.au_with_checkpoint_pct);
   ctx.add_value("samples_per_s", unit::samples_per_s, Better::higher, f.samples_per_s);
   ctx.add_value("data_wait_s", unit::s, Better::lower, f.data_wait_s);
-  record_stages(ctx, f);
+  record_stages(ctx, f, plan.real());
   record_prediction(ctx, plan, r, f, cache);
 }
 
+// What the real GPUs run per step: the GEMMs and the all-reduce, as planned and as calibrated.
+void record_real_work(ProbeContext& ctx, const PipelinePlan& plan) {
+  const StepGemms& g = plan.gemms;
+  ctx.info()["gpus"] = plan.devices;
+  ctx.info()["gemms"] = {{"dtype", gpu::to_string(g.dtype)},
+                         {"shape", gpu::to_string(gpu::GemmShape{g.side, g.side, g.side})},
+                         {"products_per_step", g.products},
+                         {"forward_products", g.forward},
+                         {"demanded_flops", g.demanded_flops},
+                         {"executed_flops", g.executed_flops}};
+  if (plan.devices.size() < 2 || plan.allreduce.bytes <= 0) return;
+  const StepAllReduce& a = plan.allreduce;
+  ctx.info()["allreduce"] = {
+      {"bytes_per_step", a.bytes},
+      {"element", a.element_bytes == 2 ? "bf16" : "fp32"},
+      {"buckets", a.buckets},
+      {"issued", a.buckets > 1 ? "bucket by bucket as the backward GEMMs finish (the profile overlaps communication)"
+                               : "after the step's GEMMs (the profile does not overlap communication)"}};
+}
+
 void record_plan(ProbeContext& ctx, const PipelinePlan& plan, const SampleFiles& samples, const std::string& cache) {
-  ctx.info()["mode"] = plan.loader_only() ? "loader only" : "emulated";
-  ctx.info()["emulated_gpu"] = plan.gpu;
+  ctx.info()["mode"] = plan.loader_only() ? "loader only" : plan.real() ? "real GPUs" : "emulated";
+  if (plan.real())
+    record_real_work(ctx, plan);
+  else
+    ctx.info()["emulated_gpu"] = plan.gpu;
   ctx.info()["profile"] = plan.profile.name;
   ctx.info()["samples_per_step"] = plan.samples_per_step;
   ctx.info()["queue_depth_batches"] = plan.queue_depth;
@@ -132,27 +169,39 @@ void record_plan(ProbeContext& ctx, const PipelinePlan& plan, const SampleFiles&
                                    {"time_s", c.time_s},
                                    {"overlap", plan.profile.training.comm_overlap},
                                    {"exposed_s", c.exposed_s},
-                                   {"emulated_as", "a sleep of the exposed share after compute"}};
+                                   {"emulated_as", plan.real() ? "not emulated: NCCL all-reduce on the GPUs; time_s "
+                                                                 "and exposed_s are the plan the scorer predicts from"
+                                                               : "a sleep of the exposed share after compute"}};
   else
     ctx.info()["communication"] = c.gpus < 2 ? "none: one GPU" : "none: no gradient bytes or no busbw";
-  if (!plan.loader_only())
+  if (!plan.loader_only() && !plan.real())
     ctx.add_finding(Severity::info, "pipeline.emulated",
-                    fmt::format("compute emulated as {} ({} per step) and the all-reduce as a sleep: the real-GPU "
-                                "path (pinned copies, cuBLASLt GEMMs, NCCL all-reduce) is not available in this build",
-                                plan.gpu, format_duration(plan.compute.compute_s)));
+                    fmt::format("compute emulated as {} ({} per step) and the all-reduce as a sleep, not run on this "
+                                "node's GPUs: {}",
+                                plan.gpu, format_duration(plan.compute.compute_s), plan.emulation_reason));
+}
+
+// A read asks for the whole slot: one byte more than the largest JPEG, so a file longer than
+// expected shows up as an error rather than as a truncated sample.
+std::uint32_t slot_bytes(const SampleFiles& samples) {
+  return static_cast<std::uint32_t>(io::round_up(std::uint64_t{samples.max_bytes} + (samples.exact_size ? 0 : 1), 4096));
 }
 
 }  // namespace
 
+std::size_t batch_copy_bytes(const PipelinePlan& plan, const SampleFiles& samples) {
+  const auto per_sample = plan.decode_jpeg ? SampleDecoder::tensor_bytes : std::size_t{slot_bytes(samples)};
+  return static_cast<std::size_t>(plan.samples_per_step) * per_sample;
+}
+
 Outcome run_on_dataset(ProbeContext& ctx, const PipelinePlan& plan, const SampleFiles& samples,
-                       const std::string& checkpoint_dir) {
+                       const std::string& checkpoint_dir, StepDevice* device) {
   const auto& p = ctx.params();
   PipelineConfig config;
   config.files = samples.files;
   config.sample_bytes =
       samples.exact_size ? plan.sample_bytes : static_cast<std::uint32_t>(std::lround(samples.mean_bytes));
-  config.sample_capacity =
-      static_cast<std::uint32_t>(io::round_up(std::uint64_t{samples.max_bytes} + (samples.exact_size ? 0 : 1), 4096));
+  config.sample_capacity = slot_bytes(samples);
   config.exact_sample_size = samples.exact_size;
   config.decode_jpeg = plan.decode_jpeg;
   config.direct = p.boolean("direct");
@@ -163,6 +212,7 @@ Outcome run_on_dataset(ProbeContext& ctx, const PipelinePlan& plan, const Sample
   config.io_depth = static_cast<unsigned>(p.integer("io-depth"));
   config.compute_s = plan.compute.compute_s;
   config.comm_exposed_s = plan.comm.exposed_s;
+  config.device = device;
   config.checkpoint = plan.checkpoint;
   config.checkpoint_mode = plan.checkpoint_mode;
   config.checkpoint_path = fmt::format("{}/pipeline-checkpoint-{}.bin", checkpoint_dir, getpid());
@@ -182,9 +232,9 @@ Outcome run_on_dataset(ProbeContext& ctx, const PipelinePlan& plan, const Sample
 }
 
 Outcome run_on_dataset(ProbeContext& ctx, const PipelinePlan& plan, const std::vector<std::string>& files,
-                       const std::string& checkpoint_dir) {
+                       const std::string& checkpoint_dir, StepDevice* device) {
   const SampleFiles samples{&files, static_cast<double>(plan.sample_bytes), plan.sample_bytes, true};
-  return run_on_dataset(ctx, plan, samples, checkpoint_dir);
+  return run_on_dataset(ctx, plan, samples, checkpoint_dir, device);
 }
 
 }  // namespace nodeaudit::pipeline

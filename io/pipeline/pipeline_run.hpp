@@ -9,6 +9,8 @@
 #include "checkpoint_writer.hpp"
 #include "compute_model.hpp"
 #include "context.hpp"
+#include "gpu_step_device.hpp"
+#include "gpu_step_plan.hpp"
 #include "harness/score/profile.hpp"
 #include "probe.hpp"
 
@@ -18,8 +20,12 @@ std::vector<ParamSpec> pipeline_params();
 
 struct PipelinePlan {
   score::Profile profile;
-  std::string gpu;                 // emulated GPU name; "none" = loader only (compute 0, no all-reduce)
-  int samples_per_step = 0;        // per GPU (the pipeline emulates one GPU's data path)
+  std::string gpu;                 // emulated GPU name; "none" = loader only (compute 0, no all-reduce); "real"
+  std::vector<int> devices;        // the real GPUs; empty when emulated or loader only
+  std::string emulation_reason;    // why compute is emulated (auto without a GPU, a name given)
+  StepGemms gemms;                 // the real GPUs' work per step
+  StepAllReduce allreduce;
+  int samples_per_step = 0;        // per GPU (each GPU its own batch)
   int queue_depth = 0;             // batches in the prefetch queue
   std::uint32_t sample_bytes = 0;  // the profile's (or --sample-size); the JPEG set's mean when decoding
   bool decode_jpeg = false;
@@ -29,11 +35,17 @@ struct PipelinePlan {
   CheckpointPlan checkpoint;
   CheckpointMode checkpoint_mode = CheckpointMode::sync;
   bool loader_only() const { return gpu == "none"; }
+  bool real() const { return !devices.empty(); }
+  int batches_per_step() const { return real() ? static_cast<int>(devices.size()) : 1; }
 };
 
-// Empty on success; else the Outcome::failed reason (bad profile, unknown GPU, dtype not in table,
-// a --comm-result without an all-reduce figure).
-std::string make_plan(const ProbeContext& ctx, PipelinePlan& plan);
+// Empty on success; else what is wrong with the input (bad profile, unknown GPU, dtype not in the
+// table, a --comm-result without an all-reduce figure, a queue too small or too big). `gpus` are
+// the real GPUs --emulate-compute auto may use.
+std::string make_plan(const ProbeContext& ctx, PipelinePlan& plan, const GpuAvailability& gpus = {});
+// On real GPUs: the compute time, the busbw (unless given) and the checkpoint schedule from what
+// the device measured before the run.
+void complete_real_plan(PipelinePlan& plan, const GpuCalibration& calibration, int steps, bool busbw_given);
 
 // The sample files a run reads: pattern files of exactly `sample_bytes`, or JPEGs of varying size.
 struct SampleFiles {
@@ -43,12 +55,16 @@ struct SampleFiles {
   bool exact_size = true;
 };
 
+// Bytes of one batch as a GPU receives it: the decoded tensors, else the sample slots.
+std::size_t batch_copy_bytes(const PipelinePlan& plan, const SampleFiles& samples);
+
 // Runs the pipeline over `samples` (checkpoints go to `checkpoint_dir`) and records the metrics,
-// partial ones included when a read fails mid-run.
+// partial ones included when a read fails mid-run. `device` = the real GPUs (plan.real()), else
+// nullptr (emulated).
 Outcome run_on_dataset(ProbeContext& ctx, const PipelinePlan& plan, const SampleFiles& samples,
-                       const std::string& checkpoint_dir);
+                       const std::string& checkpoint_dir, StepDevice* device = nullptr);
 // Pattern files of plan.sample_bytes each (the storage.dataset layout).
 Outcome run_on_dataset(ProbeContext& ctx, const PipelinePlan& plan, const std::vector<std::string>& files,
-                       const std::string& checkpoint_dir);
+                       const std::string& checkpoint_dir, StepDevice* device = nullptr);
 
 }  // namespace nodeaudit::pipeline

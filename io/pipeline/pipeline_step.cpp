@@ -1,17 +1,20 @@
-// pipeline.step — a training step emulated end to end, measuring accelerator utilization (AU) the
-// way MLPerf Storage and DLIO do: loader workers read whole sample files (storage.dataset's
-// layout, through io_uring, straight into the batch buffers) into a bounded prefetch queue of
-// batches, decoding + augmenting JPEG samples with host.decode's code when the profile decodes
-// JPEGs; the compute stage takes one batch per step and is busy for the compute time the profile
-// implies on the named GPU (a sleep), then for the exposed share of the gradient all-reduce (a
-// sleep); checkpoints are saved at the profile's write demand, scaled to the run (sync/async/off).
-//   compute_s per step = samples per step x flops_per_sample / (datasheet peak x model_efficiency)
-//   comm_s per step    = gradient bytes x 2(G-1)/G / busbw; exposed = comm_s x (1 - comm_overlap)
+// pipeline.step — a training step end to end, measuring accelerator utilization (AU) the way
+// MLPerf Storage and DLIO do: loader workers read whole sample files (storage.dataset's layout,
+// through io_uring, straight into the batch buffers) into a bounded prefetch queue of batches,
+// decoding + augmenting JPEG samples with host.decode's code when the profile decodes JPEGs.
+// On the node's GPUs (--emulate-compute auto where CUDA sees one) each GPU takes its own batch per
+// step: a copy from pinned memory, the step's FLOPs as cuBLASLt GEMMs, the gradient bytes
+// all-reduced with NCCL (in buckets during the backward GEMMs when the profile overlaps them);
+// stage times are CUDA events. Emulated (a GPU named, or no GPU): compute is busy for the time the
+// profile implies on that GPU (a sleep), then for the exposed share of the all-reduce (a sleep).
+// Checkpoints are saved at the profile's write demand, scaled to the run (sync/async/off).
+//   emulated compute_s per step = samples per step x flops_per_sample / (datasheet peak x model_efficiency)
+//   emulated comm_s per step    = gradient bytes x 2(G-1)/G / busbw; exposed = comm_s x (1 - comm_overlap)
 //   au            = compute time / (wall time - checkpoint stalls), over the steps after the first
 //   au_with_checkpoint = compute time / wall time
 //   samples_per_s = samples consumed by compute / that wall time
-//   stage_busy_pct[stage] = stage time / wall (compute, data_wait, communication, checkpoint,
-//                   other); loader_read / loader_decode: that time / (workers x run time)
+//   stage_busy_pct[stage] = stage time / wall (compute, data_wait, host_to_device, communication,
+//                   checkpoint, other); loader_read / loader_decode: that time / (workers x run time)
 //   predicted_utilization = the scorer on the same node figures (compute rate, loader rates, busbw)
 // Pitfalls: buffered reads of a data set that fits in RAM measure the page cache (info.cache);
 // datasheet peaks exceed what a GEMM reaches, so the emulated compute is short and demands more
@@ -34,8 +37,26 @@
 namespace nodeaudit::pipeline {
 namespace {
 
+// On real GPUs: opens them (GEMM buffers, communicators), measures the GEMMs and the all-reduce
+// alone, completes the plan with those figures and runs; emulated: runs.
+Outcome run_with_compute(ProbeContext& ctx, PipelinePlan& plan, const SampleFiles& samples, const std::string& dir) {
+  if (!plan.real()) return run_on_dataset(ctx, plan, samples, dir);
+  const auto& p = ctx.params();
+  const GpuStepConfig config{plan.devices, plan.gemms, plan.allreduce, batch_copy_bytes(plan, samples)};
+  OpenedGpuDevice opened = open_gpu_step_device(config, [&] { return ctx.should_stop(); });
+  if (!opened.error.empty()) return Outcome::failed(opened.error);
+  const bool busbw_given = p.real("busbw") > 0 || !p.text("comm-result").empty();
+  complete_real_plan(plan, opened.calibration, static_cast<int>(p.integer("steps")), busbw_given);
+  ctx.info()["calibration"] = {{"gpu_name", opened.calibration.gpu_name},
+                               {"gemms_alone_s", opened.calibration.compute_s},
+                               {"allreduce_alone_s", opened.calibration.allreduce_s},
+                               {"how", "one step's GEMMs, then its all-reduce, each alone on every GPU; the second "
+                                       "of two tries (CUDA events, slowest GPU)"}};
+  return run_on_dataset(ctx, plan, samples, dir, opened.device.get());
+}
+
 // JPEG samples of the profile's mean size, made with host.decode's synthetic photographs.
-Outcome run_on_jpegs(ProbeContext& ctx, const PipelinePlan& plan, const std::string& parent) {
+Outcome run_on_jpegs(ProbeContext& ctx, PipelinePlan& plan, const std::string& parent) {
   JpegSetSpec spec;
   spec.samples = static_cast<std::uint64_t>(ctx.params().integer("samples"));
   spec.target_mean_bytes = plan.sample_bytes;
@@ -52,13 +73,18 @@ Outcome run_on_jpegs(ProbeContext& ctx, const PipelinePlan& plan, const std::str
                              {"max_bytes", set.max_bytes},
                              {"generator", "host.decode synthetic photographs (kernels/host)"}};
   const SampleFiles samples{&set.data->files(), set.mean_bytes, static_cast<std::uint32_t>(set.max_bytes), false};
-  return run_on_dataset(ctx, plan, samples, parent);
+  return run_with_compute(ctx, plan, samples, parent);
 }
 
 Outcome measure_pipeline_step(ProbeContext& ctx) {
   const auto& p = ctx.params();
+  GpuAvailability gpus;
+  if (p.text("emulate-compute") == "auto") {
+    gpus = find_step_gpus(ctx);
+    if (gpus.stop) return *gpus.stop;
+  }
   PipelinePlan plan;
-  if (std::string error = make_plan(ctx, plan); !error.empty()) return Outcome::failed(error);
+  if (std::string error = make_plan(ctx, plan, gpus); !error.empty()) return Outcome::bad_input(error);
   io::TargetOrReason t = io::resolve_target(p.text("path"), ctx.settings().data_dir, true);
   if (!t.target) return t.skip ? Outcome::skipped(t.reason) : Outcome::failed(t.reason);
   if (p.boolean("direct") && !io::direct_io_supported(t.target->path))
@@ -74,15 +100,16 @@ Outcome measure_pipeline_step(ProbeContext& ctx) {
   if (!g.error.empty()) return g.out_of_space ? Outcome::bad_input(g.error) : Outcome::failed(g.error);
   ctx.info()["generated"] = {
       {"dir", g.data->dir()}, {"reused", g.data->reused()}, {"bytes", samples * plan.sample_bytes}};
-  return run_on_dataset(ctx, plan, g.data->files(), t.target->path);
+  const SampleFiles files{&g.data->files(), static_cast<double>(plan.sample_bytes), plan.sample_bytes, true};
+  return run_with_compute(ctx, plan, files, t.target->path);
 }
 
 ProbeSpec make_spec() {
   ProbeSpec spec;
   spec.id = "pipeline.step";
   spec.description =
-      "Emulated training step (loader + decode -> prefetch queue -> compute -> all-reduce -> checkpoint): accelerator "
-      "utilization";
+      "Training step (loader + decode -> prefetch queue -> copy -> compute -> all-reduce -> checkpoint) on the GPUs, "
+      "or emulated without one: accelerator utilization";
   spec.needs = {Need::io_uring};
   spec.params = pipeline_params();
   spec.body = measure_pipeline_step;

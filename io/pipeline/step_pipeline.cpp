@@ -21,48 +21,54 @@ double seconds_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-// Sleeps to `deadline`, spinning through the last 100 us: a sleep overshoots by the timer slack
-// (~50-100 us), which would count as compute time and hide a starved loader at short steps.
-void busy_until(Clock::time_point deadline) {
-  const auto spin = std::chrono::microseconds(100);
-  if (deadline - Clock::now() > spin) std::this_thread::sleep_until(deadline - spin);
-  while (Clock::now() < deadline) {
-  }
-}
-
-Clock::duration as_duration(double seconds) {
-  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-}
-
 bool checkpoint_due(const PipelineConfig& config, int step) {
   return config.checkpoint_mode != CheckpointMode::off && config.checkpoint.every_steps > 0 &&
          (step + 1) % config.checkpoint.every_steps == 0;
 }
 
-// One step as a trainer runs it: wait for a batch, compute, the exposed share of the all-reduce,
-// then a checkpoint when one is due.
-void run_compute_stage(const PipelineConfig& config, LoaderShared& shared, CheckpointWriter& checkpoints,
-                       Clock::time_point start, const std::function<bool()>& should_stop, PipelineResult& result) {
+// The step's batches, one per GPU: the decoded tensors when the loader decodes, else the samples.
+std::vector<HostBatch> batches_of(const PipelineConfig& config, BatchQueue& queue, const std::vector<std::size_t>& slots) {
+  std::vector<HostBatch> batches;
+  for (const std::size_t slot : slots) {
+    if (config.decode_jpeg)
+      batches.push_back({queue.tensors(slot), static_cast<std::size_t>(config.samples_per_step) * SampleDecoder::tensor_bytes});
+    else
+      batches.push_back({queue.buffer(slot), static_cast<std::size_t>(config.samples_per_step) * config.sample_capacity});
+  }
+  return batches;
+}
+
+// One step as a trainer runs it: wait for a batch per GPU, the device's copy, compute and exposed
+// all-reduce, then a checkpoint when one is due.
+void run_compute_stage(const PipelineConfig& config, LoaderShared& shared, StepDevice& device,
+                       CheckpointWriter& checkpoints, Clock::time_point start, const std::function<bool()>& should_stop,
+                       PipelineResult& result) {
+  std::vector<std::size_t> slots;
   for (int step = 0; step < config.steps; ++step) {
     if (should_stop()) {
       result.interrupted = true;
       return;
     }
     const auto wait_start = Clock::now();
-    const auto slot = shared.queue.ready_slots().pop(should_stop);
-    const auto compute_start = Clock::now();
-    if (!slot) {
-      result.interrupted = !shared.failed;
-      return;
+    slots.clear();
+    while (static_cast<int>(slots.size()) < device.batches_per_step()) {
+      const auto slot = shared.queue.ready_slots().pop(should_stop);
+      if (!slot) {
+        result.interrupted = !shared.failed;
+        return;
+      }
+      slots.push_back(*slot);
     }
-    // The batch has been copied to the GPU when compute starts, so its buffer goes back to the
-    // loaders now. Waking a loader may preempt this thread on a busy host; inside the compute
-    // window that costs nothing (a GPU keeps computing), after it the delay would count as a stage.
-    shared.queue.free_slots().push(*slot);
-    busy_until(compute_start + as_duration(config.compute_s));
-    const auto compute_end = Clock::now();
-    if (config.comm_exposed_s > 0) busy_until(compute_end + as_duration(config.comm_exposed_s));
-    const auto comm_end = Clock::now();
+    const auto device_start = Clock::now();
+    DeviceStepTimes d;
+    try {
+      d = device.run_step(batches_of(config, shared.queue, slots), [&] {
+        for (const std::size_t slot : slots) shared.queue.free_slots().push(slot);
+      });
+    } catch (const std::exception& e) {
+      return shared.fail(e.what());
+    }
+    const auto device_end = Clock::now();
     if (checkpoint_due(config, step)) {
       if (const std::string error = checkpoints.save(config.checkpoint.bytes); !error.empty())
         return shared.fail(error);
@@ -70,10 +76,11 @@ void run_compute_stage(const PipelineConfig& config, LoaderShared& shared, Check
     }
     const auto end = Clock::now();
     StepTiming t;
-    t.data_wait_s = seconds_between(wait_start, compute_start);
-    t.compute_s = seconds_between(compute_start, compute_end);
-    t.comm_s = seconds_between(compute_end, comm_end);
-    t.checkpoint_s = seconds_between(comm_end, end);
+    t.data_wait_s = seconds_between(wait_start, device_start);
+    t.copy_s = d.copy_s;
+    t.compute_s = d.compute_s;
+    t.comm_s = d.comm_s;
+    t.checkpoint_s = seconds_between(device_end, end);
     t.end_s = seconds_between(start, end);
     result.steps.push_back(t);
   }
@@ -90,8 +97,9 @@ std::vector<std::unique_ptr<BatchReader>> make_readers(const PipelineConfig& con
   return readers;
 }
 
-void run_stages(const PipelineConfig& config, LoaderShared& shared, std::vector<std::unique_ptr<BatchReader>>& readers,
-                const std::function<bool()>& should_stop, PipelineResult& result) {
+void run_stages(const PipelineConfig& config, LoaderShared& shared, StepDevice& device,
+                std::vector<std::unique_ptr<BatchReader>>& readers, const std::function<bool()>& should_stop,
+                PipelineResult& result) {
   std::vector<LoaderTally> tallies(readers.size());
   CheckpointWriter checkpoints(config.checkpoint_mode, config.checkpoint_path);
   const auto start = Clock::now();
@@ -99,7 +107,7 @@ void run_stages(const PipelineConfig& config, LoaderShared& shared, std::vector<
     std::vector<std::jthread> loaders;
     for (std::size_t i = 0; i < readers.size(); ++i)
       loaders.emplace_back([&, i] { run_loader_worker(shared, *readers[i], static_cast<int>(i), tallies[i]); });
-    run_compute_stage(config, shared, checkpoints, start, should_stop, result);
+    run_compute_stage(config, shared, device, checkpoints, start, should_stop, result);
     shared.abort = true;
     shared.queue.close();
   }
@@ -113,6 +121,15 @@ void run_stages(const PipelineConfig& config, LoaderShared& shared, std::vector<
     result.samples_loaded += tally.samples;
     result.bytes_loaded += tally.bytes;
   }
+}
+
+// The areas the device copies from: every batch's tensors when the loader decodes, else its samples.
+std::vector<iovec> copied_areas(const PipelineConfig& config, BatchQueue& queue) {
+  if (!config.decode_jpeg) return sample_area_iovecs(queue);
+  std::vector<iovec> areas;
+  const std::size_t bytes = static_cast<std::size_t>(config.samples_per_step) * SampleDecoder::tensor_bytes;
+  for (std::size_t i = 0; i < queue.depth(); ++i) areas.push_back({queue.tensors(i), bytes});
+  return areas;
 }
 
 }  // namespace
@@ -135,7 +152,11 @@ PipelineResult run_pipeline(const PipelineConfig& config, const std::function<bo
   auto readers = make_readers(resolved, queue, result.setup_error);
   if (readers.empty()) return result;
   result.fixed_buffers = std::all_of(readers.begin(), readers.end(), [](const auto& r) { return r->fixed_buffers(); });
-  run_stages(resolved, shared, readers, should_stop, result);
+  EmulatedDevice emulated(config.compute_s, config.comm_exposed_s);
+  StepDevice& device = config.device ? *config.device : emulated;
+  result.pinned = device.pin(copied_areas(resolved, queue));
+  run_stages(resolved, shared, device, readers, should_stop, result);
+  device.unpin();
   result.error = shared.error;
   if (!config.checkpoint_path.empty()) unlink(config.checkpoint_path.c_str());  // ENOENT when none was written
   return result;
@@ -149,10 +170,11 @@ PipelineFigures summarize(const PipelineResult& result, int samples_per_step) {
   for (std::size_t i = 1; i < result.steps.size(); ++i) {
     f.compute_s += result.steps[i].compute_s;
     f.data_wait_s += result.steps[i].data_wait_s;
+    f.copy_s += result.steps[i].copy_s;
     f.comm_s += result.steps[i].comm_s;
     f.checkpoint_s += result.steps[i].checkpoint_s;
   }
-  f.other_s = f.wall_s - f.compute_s - f.data_wait_s - f.comm_s - f.checkpoint_s;
+  f.other_s = f.wall_s - f.compute_s - f.data_wait_s - f.copy_s - f.comm_s - f.checkpoint_s;
   if (f.wall_s <= 0) return f;
   f.au_with_checkpoint_pct = f.compute_s / f.wall_s * 100;
   f.au_pct = f.wall_s > f.checkpoint_s ? f.compute_s / (f.wall_s - f.checkpoint_s) * 100 : 0;

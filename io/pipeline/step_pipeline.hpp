@@ -1,9 +1,10 @@
-// The overlapped training step, emulated: loader workers read whole sample files through io_uring
-// straight into batch buffers of a bounded prefetch queue (and decode + augment JPEG samples when
-// the workload does); the compute stage takes one batch per step and is busy for the step's
-// compute time (a sleep, MLPerf Storage style), then for the exposed share of the gradient
-// all-reduce (a sleep too); a checkpoint is saved every `checkpoint.every_steps` steps (sync, async
-// or off). Every stage's time is recorded per step so the stages account for the wall time.
+// The overlapped training step: loader workers read whole sample files through io_uring straight
+// into batch buffers of a bounded prefetch queue (and decode + augment JPEG samples when the
+// workload does); the compute stage takes one batch per GPU each step and hands them to the step
+// device (emulated: sleeps of the step's compute time and exposed all-reduce share, MLPerf Storage
+// style; real: host-to-device copies, cuBLASLt GEMMs, NCCL all-reduce); a checkpoint is saved
+// every `checkpoint.every_steps` steps (sync, async or off). Every stage's time is recorded per
+// step so the stages account for the wall time.
 #pragma once
 
 #include <atomic>
@@ -16,6 +17,7 @@
 #include "batch_reader.hpp"
 #include "checkpoint_writer.hpp"
 #include "compute_model.hpp"
+#include "step_device.hpp"
 
 namespace nodeaudit::pipeline {
 
@@ -31,8 +33,9 @@ struct PipelineConfig {
   int workers = 1;
   int queue_depth = 1;        // batches prefetched
   unsigned io_depth = 8;      // whole-file reads in flight per worker
-  double compute_s = 0;       // per step
-  double comm_exposed_s = 0;  // per step: the all-reduce share not hidden behind compute
+  double compute_s = 0;       // per step, emulated
+  double comm_exposed_s = 0;  // per step, emulated: the all-reduce share not hidden behind compute
+  StepDevice* device = nullptr;  // the real GPUs; nullptr = emulated from compute_s and comm_exposed_s
   CheckpointPlan checkpoint;
   CheckpointMode checkpoint_mode = CheckpointMode::sync;
   std::string checkpoint_path;  // written and removed by the pipeline
@@ -41,7 +44,7 @@ struct PipelineConfig {
 
 // One step as the compute stage saw it; `end_s` is from the pipeline start.
 struct StepTiming {
-  double data_wait_s = 0, compute_s = 0, comm_s = 0, checkpoint_s = 0;
+  double data_wait_s = 0, copy_s = 0, compute_s = 0, comm_s = 0, checkpoint_s = 0;
   double end_s = 0;
 };
 
@@ -52,6 +55,7 @@ struct PipelineResult {
   double loader_decode_s = 0;   // sum over workers of time decoding + augmenting
   double loader_blocked_s = 0;  // sum over workers of time waiting for a free buffer
   bool fixed_buffers = false;   // batch buffers registered with every ring
+  std::string pinned;           // empty = batch buffers pinned for the device; else why not
   double loader_wall_s = 0;     // from start until the last worker ended
   std::uint64_t samples_loaded = 0, bytes_loaded = 0;
   int checkpoints = 0;
@@ -71,14 +75,15 @@ PipelineResult run_pipeline(const PipelineConfig& config, const std::function<bo
 // Figures over the timed steps (the first step, which fills the queue, is excluded).
 struct PipelineFigures {
   int timed_steps = 0;
-  double wall_s = 0, compute_s = 0, data_wait_s = 0, comm_s = 0, checkpoint_s = 0, other_s = 0;
+  double wall_s = 0, compute_s = 0, data_wait_s = 0, copy_s = 0, comm_s = 0, checkpoint_s = 0, other_s = 0;
   double au_pct = 0;                  // compute / (wall - checkpoint stalls)
   double au_with_checkpoint_pct = 0;  // compute / wall
-  double samples_per_s = 0;           // consumed by compute
+  double samples_per_s = 0;           // consumed by compute (every GPU's batch counted)
   double loader_read_pct = 0;         // loader read time / (workers x loader wall)
   double loader_decode_pct = 0;       // loader decode time / (workers x loader wall)
   double loader_samples_per_s = 0;    // samples per second of one worker's busy time x workers
 };
+// `samples_per_step` counts every GPU's batch.
 PipelineFigures summarize(const PipelineResult& result, int samples_per_step);
 
 }  // namespace nodeaudit::pipeline

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <chrono>
 #include <map>
+#include <thread>
 
 #include "dataset_loader.hpp"
 #include "generated_data.hpp"
@@ -100,7 +102,109 @@ TEST(PipelineRun, TruncatedSampleStopsCleanlyWithPartialMetrics) {
 TEST(PipelineRun, UnknownGpuFailsNamingTheAcceptedNames) {
   ProbeContext ctx = make_context({{"emulate-compute", "v100"}});
   PipelinePlan plan;
-  EXPECT_EQ(make_plan(ctx, plan), "--emulate-compute v100: unknown GPU; accepted: h100, h200, a100, l40s, none");
+  EXPECT_EQ(make_plan(ctx, plan), "--emulate-compute v100: unknown GPU; accepted: auto, h100, h200, a100, l40s, none");
+}
+
+TEST(PipelinePlan, AutoWithoutAGpuEmulatesH100AndKeepsTheReason) {
+  ProbeContext ctx = make_context({});
+  PipelinePlan plan;
+  ASSERT_EQ(make_plan(ctx, plan, {{}, "no CUDA device (cudaGetDeviceCount: 0 devices)", std::nullopt}), "");
+  EXPECT_FALSE(plan.real());
+  EXPECT_EQ(plan.gpu, "h100");
+  EXPECT_EQ(plan.emulation_reason, "no CUDA device (cudaGetDeviceCount: 0 devices)");
+  EXPECT_GT(plan.compute.compute_s, 0.0);
+}
+
+TEST(PipelinePlan, AutoWithGpusRunsThemOneBatchEachWithTheGpusCountForTheAllReduce) {
+  ProbeContext ctx = make_context({{"workers", "2"}, {"gpus-in-node", "8"}});
+  PipelinePlan plan;
+  ASSERT_EQ(make_plan(ctx, plan, {{0, 1, 2}, "", std::nullopt}), "");
+  ASSERT_TRUE(plan.real());
+  EXPECT_EQ(plan.batches_per_step(), 3);
+  EXPECT_EQ(plan.comm.gpus, 3);     // the GPUs chosen, not --gpus-in-node
+  EXPECT_EQ(plan.queue_depth, 6);   // two steps' worth of batches (more than 2 per worker here)
+  EXPECT_EQ(plan.compute.compute_s, 0.0);  // measured on the GPUs, not derived from a datasheet
+  EXPECT_DOUBLE_EQ(plan.gemms.demanded_flops, plan.samples_per_step * plan.profile.flops_per_sample());
+  EXPECT_GE(plan.gemms.products, 1);
+  EXPECT_EQ(plan.checkpoint.every_steps, 0);  // scheduled once the GEMMs have been timed
+
+  GpuCalibration measured;
+  measured.compute_s = 0.2, measured.allreduce_s = 0.01;
+  complete_real_plan(plan, measured, 20, false);
+  EXPECT_EQ(plan.compute.compute_s, 0.2);
+  EXPECT_NEAR(plan.comm.busbw_gbps, plan.allreduce.bytes * 2 * 2 / 3 / 0.01 / 1e9, 1e-9);
+  EXPECT_EQ(plan.checkpoint.every_steps, 10);
+
+  ProbeContext named = make_context({{"emulate-compute", "a100"}});
+  ASSERT_EQ(make_plan(named, plan = {}, {{0, 1}, "", std::nullopt}), "");
+  EXPECT_FALSE(plan.real());  // a GPU named is emulated even where GPUs exist
+  ProbeContext too_shallow = make_context({{"queue-depth", "2"}});
+  EXPECT_NE(make_plan(too_shallow, plan = {}, {{0, 1, 2}, "", std::nullopt}).find("--queue-depth 2"),
+            std::string::npos);
+}
+
+// A fake two-GPU device (no CUDA): each step must hand it two distinct batches, it "copies" for
+// 2 ms, releases the buffers, "computes" for 10 ms and exposes 1 ms of all-reduce. The pipeline's
+// accounting of those device times is what is under test; the CUDA device fills the same fields
+// from events.
+class FakeTwoGpuDevice final : public StepDevice {
+ public:
+  int batches_per_step() const override { return 2; }
+  std::string pin(const std::vector<iovec>& areas) override {
+    pinned_areas = areas.size();
+    return "";
+  }
+  void unpin() override { unpinned = true; }
+  DeviceStepTimes run_step(const std::vector<HostBatch>& batches, const std::function<void()>& release) override {
+    if (batches.size() != 2 || batches[0].data == batches[1].data || batches[0].bytes != 8 * 4096) ++bad_steps;
+    std::this_thread::sleep_for(std::chrono::milliseconds(13));
+    release();
+    ++steps;
+    return {0.002, 0.010, 0.001};
+  }
+  std::size_t pinned_areas = 0;
+  bool unpinned = false;
+  int steps = 0, bad_steps = 0;
+};
+
+TEST(PipelineRun, EveryGpuGetsItsOwnBatchAndTheDeviceStagesAreAccounted) {
+  Scratch dir;
+  ProbeContext ctx = make_context({{"batch-size", "8"}, {"steps", "6"}, {"workers", "2"}, {"sample-size", "4KiB"},
+                                   {"decode", "none"}, {"checkpoint", "off"}});
+  PipelinePlan plan;
+  ASSERT_EQ(make_plan(ctx, plan, {{0, 1}, "", std::nullopt}), "");
+  io::GenerateResult g = io::generate_dataset(dir.path, {"t", 64, 4096, 7}, false, [] { return false; });
+  ASSERT_EQ(g.error, "");
+  FakeTwoGpuDevice device;
+  const Outcome outcome = run_on_dataset(ctx, plan, g.data->files(), dir.path, &device);
+  if (outcome.status == Status::skipped) GTEST_SKIP() << outcome.reason;
+  ASSERT_EQ(outcome.status, Status::ok) << outcome.reason;
+  EXPECT_EQ(device.steps, 6);
+  EXPECT_EQ(device.bad_steps, 0);
+  EXPECT_EQ(device.pinned_areas, static_cast<std::size_t>(plan.queue_depth));
+  EXPECT_TRUE(device.unpinned);
+  EXPECT_EQ(ctx.info()["mode"], "real GPUs");
+  EXPECT_EQ(ctx.info()["batch_buffers_pinned"], "yes (cudaHostRegister)");
+  EXPECT_GE(ctx.info()["samples_loaded"].get<int>(), 6 * 2 * 8);
+  std::map<std::string, double> stage;
+  double au = 0, samples_per_s = 0;
+  for (const Metric& m : ctx.metrics()) {
+    if (m.name == "stage_busy_pct") stage[m.labels.at("stage")] = m.samples.at(0);
+    if (m.name == "au") au = m.samples.at(0);
+    if (m.name == "samples_per_s") samples_per_s = m.samples.at(0);
+  }
+  const double timed = 5;
+  const double wall = ctx.info()["timed"]["wall_s"].get<double>();
+  EXPECT_NEAR(stage.at("host_to_device"), timed * 0.002 / wall * 100, 1e-6);
+  EXPECT_NEAR(stage.at("compute"), timed * 0.010 / wall * 100, 1e-6);
+  EXPECT_NEAR(stage.at("communication"), timed * 0.001 / wall * 100, 1e-6);
+  EXPECT_NEAR(au, stage.at("compute"), 0.01);  // no checkpoints: only the host time of the check
+  double sum = 0;
+  for (const char* s : {"compute", "data_wait", "host_to_device", "communication", "checkpoint", "other"})
+    sum += stage.at(s);
+  EXPECT_NEAR(sum, 100.0, 1e-6);
+  EXPECT_NEAR(samples_per_s, timed * 2 * 8 / wall, 1e-6);  // both GPUs' batches count
+  EXPECT_EQ(dir.entries(), 1u);  // the data set only: no checkpoint left behind
 }
 
 }  // namespace

@@ -1,0 +1,77 @@
+// pipeline.step through the real CLI: bad input exits 2 with one line naming the value, and the
+// default run (--emulate-compute auto) on a machine without a GPU emulates compute and says why,
+// leaving nothing behind in the data directory. On a GPU machine the default run uses the GPUs
+// and the second check is skipped (scripts/gpu-check.sh runs it there).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "../harness/cli_process.hpp"
+
+namespace nodeaudit {
+namespace {
+
+proc::ProcessResult nodeaudit(std::vector<std::string> args) {
+  args.insert(args.begin(), NODEAUDIT_BINARY);
+  return proc::run_process(args);
+}
+
+void expect_bad_input(const std::vector<std::string>& args, const std::string& named) {
+  const proc::ProcessResult r = nodeaudit(args);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(named), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line expected: " << r.err;
+}
+
+TEST(PipelineCli, BadInputExitsTwoNamingTheValue) {
+  const std::string dir = proc::make_temp_dir("pipeline-cli");
+  const std::string not_a_result = dir + "/not-a-result.json";
+  std::ofstream(not_a_result) << "{}";
+  expect_bad_input({"probe", "pipeline.step", "--emulate-compute", "v100"},
+                   "--emulate-compute v100: unknown GPU; accepted: auto, h100");
+  expect_bad_input({"probe", "pipeline.step", "--comm-result", dir + "/missing.json"},
+                   "--comm-result " + dir + "/missing.json: cannot be read");
+  expect_bad_input({"probe", "pipeline.step", "--comm-result", not_a_result}, "no measured comm.allreduce");
+  expect_bad_input({"probe", "pipeline.step", "--workload", "no-such-profile"}, "no-such-profile");
+  expect_bad_input({"probe", "pipeline.step", "--steps", "1"}, "--steps 1");
+  EXPECT_EQ(proc::files_in(dir), std::vector<std::string>{not_a_result});  // nothing else written
+  std::filesystem::remove_all(dir);
+}
+
+TEST(PipelineCli, DefaultRunWithoutAGpuEmulatesComputeAndSaysWhy) {
+  const std::string dir = proc::make_temp_dir("pipeline-cli");
+  const proc::ProcessResult r =
+      nodeaudit({"probe", "pipeline.step", "--steps", "4", "--samples", "64", "--sample-size", "16KiB", "--batch-size",
+                 "8", "--decode", "none", "--path", dir, "--format", "json"});
+  const std::vector<std::string> left = proc::files_in(dir);
+  std::filesystem::remove_all(dir);
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(r.out);
+  } catch (const std::exception& e) {
+    FAIL() << "not JSON (" << e.what() << "): " << r.out << r.err;
+  }
+  const nlohmann::json& probe = doc["probes"].at(0);
+  if (probe["status"] == "skipped") GTEST_SKIP() << probe["reason"];  // no io_uring here
+  ASSERT_EQ(probe["status"], "ok") << r.out << r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(left.empty());  // the generated data set is removed after the run
+  if (probe["info"]["mode"] == "real GPUs") GTEST_SKIP() << "a CUDA device is present here: the GPUs ran";
+  EXPECT_EQ(probe["info"]["mode"], "emulated");
+  EXPECT_EQ(probe["info"]["emulated_gpu"], "h100");
+  std::string why;
+  for (const auto& f : probe["findings"])
+    if (f["code"] == "pipeline.emulated") why = f["message"];
+  // The CUDA runtime's reason in a CUDA build; the missing toolkit in a build without one.
+  EXPECT_TRUE(why.find("no CUDA device") != std::string::npos || why.find("no real-GPU path") != std::string::npos)
+      << why;
+  bool copy_stage = false;
+  for (const auto& m : probe["metrics"]) copy_stage |= m["labels"].value("stage", "") == "host_to_device";
+  EXPECT_FALSE(copy_stage);  // nothing is copied when compute is emulated: no figure
+}
+
+}  // namespace
+}  // namespace nodeaudit
