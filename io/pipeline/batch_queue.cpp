@@ -17,13 +17,20 @@ void SlotQueue::push(std::size_t slot) {
   ready_.notify_one();
 }
 
+std::size_t SlotQueue::take() {
+  const std::size_t slot = order_ == SlotOrder::fifo ? slots_.front() : slots_.back();
+  if (order_ == SlotOrder::fifo)
+    slots_.pop_front();
+  else
+    slots_.pop_back();
+  return slot;
+}
+
 std::optional<std::size_t> SlotQueue::pop() {
   std::unique_lock lock(mutex_);
   ready_.wait(lock, [&] { return closed_ || !slots_.empty(); });
   if (closed_) return std::nullopt;
-  const std::size_t slot = slots_.front();
-  slots_.pop_front();
-  return slot;
+  return take();
 }
 
 std::optional<std::size_t> SlotQueue::pop(const std::function<bool()>& give_up) {
@@ -33,17 +40,13 @@ std::optional<std::size_t> SlotQueue::pop(const std::function<bool()>& give_up) 
     ready_.wait_for(lock, std::chrono::milliseconds(50));
   }
   if (closed_) return std::nullopt;
-  const std::size_t slot = slots_.front();
-  slots_.pop_front();
-  return slot;
+  return take();
 }
 
 std::optional<std::size_t> SlotQueue::try_pop() {
   std::lock_guard lock(mutex_);
   if (closed_ || slots_.empty()) return std::nullopt;
-  const std::size_t slot = slots_.front();
-  slots_.pop_front();
-  return slot;
+  return take();
 }
 
 void SlotQueue::close() {

@@ -2,7 +2,7 @@
 // free -> filled by a loader -> ready -> consumed by compute -> free. Each batch has a sample area
 // (the files are read straight into it) and, when the loader decodes, a tensor area for the
 // decoded samples. Buffers are page-aligned host memory, touched at construction so page faults
-// stay out of the timed loop (where a GPU exists they would be pinned, cudaHostAlloc). close()
+// stay out of the timed loop (on real GPUs the step device pins them, cudaHostRegister). close()
 // wakes every waiter so an error or a stop request ends both sides without a deadlock.
 #pragma once
 
@@ -17,9 +17,14 @@
 
 namespace nodeaudit::pipeline {
 
-// A blocking FIFO of buffer slot indices; pop() returns nullopt once closed.
+// A blocking queue of buffer slot indices; pop() returns nullopt once closed. FIFO keeps batches
+// in the order they were filled; LIFO hands out the buffer freed last, which is still in the CPU
+// caches, so a fast consumer cycles through a few warm buffers instead of every buffer in turn.
+enum class SlotOrder { fifo, lifo };
+
 class SlotQueue {
  public:
+  explicit SlotQueue(SlotOrder order = SlotOrder::fifo) : order_(order) {}
   void push(std::size_t slot);
   std::optional<std::size_t> pop();
   // As pop(), but gives up (nullopt) when `give_up` turns true; polled every 50 ms while waiting.
@@ -31,6 +36,8 @@ class SlotQueue {
  private:
   std::mutex mutex_;
   std::condition_variable ready_;
+  std::size_t take();  // with the lock held and a slot queued
+  SlotOrder order_;
   std::deque<std::size_t> slots_;
   bool closed_ = false;
 };
@@ -56,7 +63,7 @@ class BatchQueue {
  private:
   std::vector<std::unique_ptr<std::byte, AlignedFree>> buffers_, tensors_;
   std::size_t sample_area_bytes_ = 0;
-  SlotQueue free_, ready_;
+  SlotQueue free_{SlotOrder::lifo}, ready_{SlotOrder::fifo};
 };
 
 }  // namespace nodeaudit::pipeline
