@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -66,12 +67,13 @@ struct Lane {
     gemm = std::make_unique<gpu::LtGemm>(dev, config.gemms.dtype,
                                          gpu::GemmShape{config.gemms.side, config.gemms.side, config.gemms.side}, 2,
                                          0x57e9 + static_cast<std::uint64_t>(dev));
-    batch = gpu::DeviceBuffer(dev, std::max<std::size_t>(config.batch_bytes, 256));
+    batch = gpu::DeviceBuffer(dev, std::max<std::size_t>(config.batch_bytes, 256));  // the samples, packed
     if (config.devices.size() > 1 && config.allreduce.buffer_bytes > 0) {
       gradients = gpu::DeviceBuffer(dev, config.allreduce.buffer_bytes);
       check_cuda(cudaMemset(gradients.get(), 0, config.allreduce.buffer_bytes), "cudaMemset(gradients)");
     }
     for (int b = 0; b < buckets; ++b) bucket_ready.emplace_back(dev);
+    check_cuda(cudaSetDevice(dev), fmt::format("cudaSetDevice({})", dev));
     check_cuda(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking), fmt::format("cudaStreamCreate(GPU {})", dev));
   }
   ~Lane() {
@@ -105,7 +107,7 @@ class CudaStepDevice final : public StepDevice {
     for (const iovec& area : areas) {
       const cudaError_t code = cudaHostRegister(area.iov_base, area.iov_len, cudaHostRegisterPortable);
       if (code != cudaSuccess) {
-        cudaGetLastError();  // clear the sticky-free error so later calls do not report it
+        cudaGetLastError();  // a failed call leaves its error for cudaGetLastError; clear it here
         unpin();
         return gpu::describe_cuda_error(fmt::format("cudaHostRegister({} bytes)", area.iov_len), code);
       }
@@ -114,21 +116,47 @@ class CudaStepDevice final : public StepDevice {
     return "";
   }
 
+  // A copy may still be reading the buffers when a step failed: the copy streams finish first
+  // (they never wait for NCCL, so this cannot hang on a stuck all-reduce).
   void unpin() override {
+    if (pinned_.empty()) return;
+    for (const auto& lane : lanes_) {
+      cudaSetDevice(lane->device);
+      cudaStreamSynchronize(lane->copy);
+    }
     for (void* p : pinned_) cudaHostUnregister(p);
     pinned_.clear();
   }
 
   DeviceStepTimes run_step(const std::vector<HostBatch>& batches, const std::function<void()>& release) override {
-    for (std::size_t i = 0; i < lanes_.size(); ++i) enqueue_copy(*lanes_[i], batches[i]);
-    enqueue_compute_and_comm();
-    for (const auto& lane : lanes_) wait_for(lane->copied, lane->device);
-    release();
-    for (const auto& lane : lanes_) wait_for(lane->step_end, lane->device);
-    return slowest_lane_times();
+    return aborting_on_failure([&] {
+      for (std::size_t i = 0; i < lanes_.size(); ++i) enqueue_copy(*lanes_[i], batches[i]);
+      enqueue_compute_and_comm();
+      for (const auto& lane : lanes_) wait_for(lane->copied, lane->device);
+      release();
+      for (const auto& lane : lanes_) wait_for(lane->step_end, lane->device);
+      return slowest_lane_times();
+    });
   }
 
   GpuCalibration calibrate() {
+    return aborting_on_failure([&] { return calibrate_parts(); });
+  }
+
+ private:
+  // After a failure the communicators are aborted: destroying them would wait for the collectives
+  // in flight, which a stuck all-reduce never finishes.
+  template <typename Body>
+  std::invoke_result_t<Body> aborting_on_failure(Body body) {
+    try {
+      return body();
+    } catch (...) {
+      if (comms_) comms_->abort_all();
+      throw;
+    }
+  }
+
+  GpuCalibration calibrate_parts() {
     GpuCalibration c;
     c.gpu_name = gpu::device_properties(config_.devices.front()).name;
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -150,39 +178,45 @@ class CudaStepDevice final : public StepDevice {
     return c;
   }
 
- private:
+  // The samples only, packed on the GPU (one 2D copy: a row per sample slot).
   void enqueue_copy(Lane& lane, const HostBatch& batch) {
+    if (batch.bytes() > lane.batch.bytes())
+      throw gpu::CudaFailure(fmt::format("a batch of {} bytes does not fit the {} bytes reserved on GPU {}",
+                                         batch.bytes(), lane.batch.bytes(), lane.device));
     check_cuda(cudaSetDevice(lane.device), fmt::format("cudaSetDevice({})", lane.device));
     lane.begin.record(lane.copy);
-    check_cuda(cudaMemcpyAsync(lane.batch.get(), batch.data, batch.bytes, cudaMemcpyHostToDevice, lane.copy),
-               fmt::format("cudaMemcpyAsync({} bytes to GPU {})", batch.bytes, lane.device));
+    check_cuda(cudaMemcpy2DAsync(lane.batch.get(), batch.row_bytes, batch.data, batch.pitch, batch.row_bytes, batch.rows,
+                                 cudaMemcpyHostToDevice, lane.copy),
+               fmt::format("cudaMemcpy2DAsync({} bytes to GPU {})", batch.bytes(), lane.device));
     lane.copied.record(lane.copy);
     check_cuda(cudaStreamWaitEvent(lane.compute(), lane.copied.get(), 0), "cudaStreamWaitEvent(copied)");
   }
 
-  // The GEMMs in bucket-sized runs; after each run that completes a bucket's gradients, the
-  // communication stream waits for it and the bucket's all-reduce is issued on every GPU.
+  // Every GPU's GEMMs are queued first, with an event where each gradient bucket is complete; then
+  // each bucket's all-reduce waits for its event on every GPU. Queuing buckets GPU by GPU instead
+  // would let a GPU idle while the host queues the others (and count that idle time as compute).
   void enqueue_compute_and_comm() {
     const int buckets = communicating_ ? config_.allreduce.buckets : 1;
-    int done = 0;
-    for (int b = 0; b < buckets; ++b) {
-      const int target = communicating_ ? products_before_bucket(config_.gemms, buckets, b) : config_.gemms.products;
-      for (std::size_t i = 0; i < lanes_.size(); ++i) {
-        Lane& lane = *lanes_[i];
-        check_cuda(cudaSetDevice(lane.device), fmt::format("cudaSetDevice({})", lane.device));
-        lane.gemm->enqueue(target - done);
-        if (!communicating_) continue;
-        lane.bucket_ready[b].record(lane.compute());
-        check_cuda(cudaStreamWaitEvent(comms_->stream(static_cast<int>(i)), lane.bucket_ready[b].get(), 0),
-                   "cudaStreamWaitEvent(gradients ready)");
+    for (const auto& lane : lanes_) {
+      check_cuda(cudaSetDevice(lane->device), fmt::format("cudaSetDevice({})", lane->device));
+      int done = 0;
+      for (int b = 0; b < buckets; ++b) {
+        const int target = communicating_ ? products_before_bucket(config_.gemms, buckets, b) : config_.gemms.products;
+        lane->gemm->enqueue(target - done);
+        done = target;
+        if (communicating_) lane->bucket_ready[b].record(lane->compute());
       }
-      done = target;
-      if (communicating_) enqueue_bucket();
+      lane->compute_end.record(lane->compute());
+    }
+    for (int b = 0; communicating_ && b < buckets; ++b) {
+      for (std::size_t i = 0; i < lanes_.size(); ++i)
+        check_cuda(cudaStreamWaitEvent(comms_->stream(static_cast<int>(i)), lanes_[i]->bucket_ready[b].get(), 0),
+                   "cudaStreamWaitEvent(gradients ready)");
+      enqueue_bucket();
     }
     for (std::size_t i = 0; i < lanes_.size(); ++i) {
       Lane& lane = *lanes_[i];
       check_cuda(cudaSetDevice(lane.device), fmt::format("cudaSetDevice({})", lane.device));
-      lane.compute_end.record(lane.compute());
       if (communicating_) {
         // The step ends when both the GEMMs and the last all-reduce have.
         lane.comm_end.record(comms_->stream(static_cast<int>(i)));
@@ -199,11 +233,16 @@ class CudaStepDevice final : public StepDevice {
     for (std::uint64_t offset = 0; offset < a.bucket_bytes(); offset += a.buffer_bytes) {
       const std::uint64_t bytes = std::min(a.buffer_bytes, a.bucket_bytes() - offset);
       comm::check_nccl(ncclGroupStart(), "ncclGroupStart");
-      for (std::size_t i = 0; i < lanes_.size(); ++i) {
-        void* data = lanes_[i]->gradients.get();
-        comm::check_nccl(ncclAllReduce(data, data, bytes / a.element_bytes, type, ncclSum,
-                                       comms_->comm(static_cast<int>(i)), comms_->stream(static_cast<int>(i))),
-                         fmt::format("ncclAllReduce({} bytes, GPU {})", bytes, lanes_[i]->device));
+      try {
+        for (std::size_t i = 0; i < lanes_.size(); ++i) {
+          void* data = lanes_[i]->gradients.get();
+          comm::check_nccl(ncclAllReduce(data, data, bytes / a.element_bytes, type, ncclSum,
+                                         comms_->comm(static_cast<int>(i)), comms_->stream(static_cast<int>(i))),
+                           fmt::format("ncclAllReduce({} bytes, GPU {})", bytes, lanes_[i]->device));
+        }
+      } catch (...) {
+        ncclGroupEnd();  // never leave the thread inside a group (abort and destroy would run in it)
+        throw;
       }
       comm::check_nccl(ncclGroupEnd(), "ncclGroupEnd");
     }
@@ -231,6 +270,8 @@ class CudaStepDevice final : public StepDevice {
     }
   }
 
+  // The GPU whose step took longest from its copy's start. Its exposed communication includes
+  // waiting in the all-reduce for GPUs that started later: a GPU waits there in training too.
   DeviceStepTimes slowest_lane_times() const {
     DeviceStepTimes slowest;
     double longest = -1;

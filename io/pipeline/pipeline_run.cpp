@@ -189,8 +189,8 @@ std::uint32_t slot_bytes(const SampleFiles& samples) {
 
 }  // namespace
 
-std::size_t batch_copy_bytes(const PipelinePlan& plan, const SampleFiles& samples) {
-  const auto per_sample = plan.decode_jpeg ? SampleDecoder::tensor_bytes : std::size_t{slot_bytes(samples)};
+std::size_t batch_copy_bytes(const PipelinePlan& plan) {
+  const std::size_t per_sample = plan.decode_jpeg ? SampleDecoder::tensor_bytes : plan.sample_bytes;
   return static_cast<std::size_t>(plan.samples_per_step) * per_sample;
 }
 
@@ -222,6 +222,12 @@ Outcome run_on_dataset(ProbeContext& ctx, const PipelinePlan& plan, const Sample
   const PipelineResult result = run_pipeline(config, [&] { return ctx.should_stop(); });
   if (!result.setup_error.empty()) return Outcome::skipped(result.setup_error);
   record_metrics(ctx, plan, result, cache);
+  if (!result.device_error.empty()) {
+    ctx.add_finding(Severity::fail, "pipeline.device_error",
+                    fmt::format("stopped after {} of {} steps: {}", result.steps.size(), config.steps,
+                                result.device_error));
+    return Outcome::failed(result.device_error);
+  }
   if (!result.error.empty()) {
     ctx.add_finding(Severity::fail, "pipeline.read_error",
                     fmt::format("stopped after {} of {} steps: {}", result.steps.size(), config.steps, result.error));

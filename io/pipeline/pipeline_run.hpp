@@ -55,8 +55,8 @@ struct SampleFiles {
   bool exact_size = true;
 };
 
-// Bytes of one batch as a GPU receives it: the decoded tensors, else the sample slots.
-std::size_t batch_copy_bytes(const PipelinePlan& plan, const SampleFiles& samples);
+// Bytes of one batch as a GPU receives it: the decoded tensors, else the samples (one size).
+std::size_t batch_copy_bytes(const PipelinePlan& plan);
 
 // Runs the pipeline over `samples` (checkpoints go to `checkpoint_dir`) and records the metrics,
 // partial ones included when a read fails mid-run. `device` = the real GPUs (plan.real()), else

@@ -42,9 +42,13 @@ namespace {
 Outcome run_with_compute(ProbeContext& ctx, PipelinePlan& plan, const SampleFiles& samples, const std::string& dir) {
   if (!plan.real()) return run_on_dataset(ctx, plan, samples, dir);
   const auto& p = ctx.params();
-  const GpuStepConfig config{plan.devices, plan.gemms, plan.allreduce, batch_copy_bytes(plan, samples)};
+  const GpuStepConfig config{plan.devices, plan.gemms, plan.allreduce, batch_copy_bytes(plan)};
   OpenedGpuDevice opened = open_gpu_step_device(config, [&] { return ctx.should_stop(); });
-  if (!opened.error.empty()) return Outcome::failed(opened.error);
+  if (ctx.should_stop()) return Outcome::interrupted();
+  if (!opened.error.empty()) {
+    ctx.add_finding(Severity::fail, "pipeline.device_error", "setting up the GPUs failed: " + opened.error);
+    return Outcome::failed(opened.error);
+  }
   const bool busbw_given = p.real("busbw") > 0 || !p.text("comm-result").empty();
   complete_real_plan(plan, opened.calibration, static_cast<int>(p.integer("steps")), busbw_given);
   ctx.info()["calibration"] = {{"gpu_name", opened.calibration.gpu_name},

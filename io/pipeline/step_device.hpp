@@ -14,9 +14,13 @@
 
 namespace nodeaudit::pipeline {
 
+// One GPU's batch in host memory: `rows` samples of `row_bytes`, each starting `pitch` bytes after
+// the previous one (the sample slots; decoded tensors are one contiguous row). Only the sample
+// bytes are copied, not the slack that rounds a slot up to 4 KiB.
 struct HostBatch {
   const std::byte* data = nullptr;
-  std::size_t bytes = 0;
+  std::size_t rows = 0, row_bytes = 0, pitch = 0;
+  std::size_t bytes() const { return rows * row_bytes; }
 };
 
 // One step's device stages in seconds, from the GPU that finished the step last: the copy of its

@@ -29,11 +29,15 @@ bool checkpoint_due(const PipelineConfig& config, int step) {
 // The step's batches, one per GPU: the decoded tensors when the loader decodes, else the samples.
 std::vector<HostBatch> batches_of(const PipelineConfig& config, BatchQueue& queue, const std::vector<std::size_t>& slots) {
   std::vector<HostBatch> batches;
+  const auto samples = static_cast<std::size_t>(config.samples_per_step);
   for (const std::size_t slot : slots) {
-    if (config.decode_jpeg)
-      batches.push_back({queue.tensors(slot), static_cast<std::size_t>(config.samples_per_step) * SampleDecoder::tensor_bytes});
-    else
-      batches.push_back({queue.buffer(slot), static_cast<std::size_t>(config.samples_per_step) * config.sample_capacity});
+    if (config.decode_jpeg) {
+      const std::size_t bytes = samples * SampleDecoder::tensor_bytes;
+      batches.push_back({queue.tensors(slot), 1, bytes, bytes});
+    } else {
+      // Undecoded samples have one size (pattern files): each slot holds sample_bytes of data.
+      batches.push_back({queue.buffer(slot), samples, config.sample_bytes, config.sample_capacity});
+    }
   }
   return batches;
 }
@@ -66,7 +70,17 @@ void run_compute_stage(const PipelineConfig& config, LoaderShared& shared, StepD
         for (const std::size_t slot : slots) shared.queue.free_slots().push(slot);
       });
     } catch (const std::exception& e) {
-      return shared.fail(e.what());
+      // A stop request while the GPUs worked is an interruption; anything else is the device's
+      // failure, reported apart from the loaders' read errors.
+      if (should_stop()) {
+        result.interrupted = true;
+      } else {
+        result.device_error = e.what();
+        shared.failed = true;
+      }
+      shared.abort = true;
+      shared.queue.close();
+      return;
     }
     const auto device_end = Clock::now();
     if (checkpoint_due(config, step)) {
@@ -123,6 +137,16 @@ void run_stages(const PipelineConfig& config, LoaderShared& shared, StepDevice& 
   }
 }
 
+// Batch buffers pinned for the device from here to the end of the scope, even on an exception.
+struct PinnedWhileAlive {
+  StepDevice& device;
+  std::string why_not;
+  PinnedWhileAlive(StepDevice& d, const std::vector<iovec>& areas) : device(d), why_not(d.pin(areas)) {}
+  ~PinnedWhileAlive() { device.unpin(); }
+  PinnedWhileAlive(const PinnedWhileAlive&) = delete;
+  PinnedWhileAlive& operator=(const PinnedWhileAlive&) = delete;
+};
+
 // The areas the device copies from: every batch's tensors when the loader decodes, else its samples.
 std::vector<iovec> copied_areas(const PipelineConfig& config, BatchQueue& queue) {
   if (!config.decode_jpeg) return sample_area_iovecs(queue);
@@ -154,9 +178,9 @@ PipelineResult run_pipeline(const PipelineConfig& config, const std::function<bo
   result.fixed_buffers = std::all_of(readers.begin(), readers.end(), [](const auto& r) { return r->fixed_buffers(); });
   EmulatedDevice emulated(config.compute_s, config.comm_exposed_s);
   StepDevice& device = config.device ? *config.device : emulated;
-  result.pinned = device.pin(copied_areas(resolved, queue));
+  const PinnedWhileAlive pinned(device, copied_areas(resolved, queue));  // released before the queue's memory
+  result.pinned = pinned.why_not;
   run_stages(resolved, shared, device, readers, should_stop, result);
-  device.unpin();
   result.error = shared.error;
   if (!config.checkpoint_path.empty()) unlink(config.checkpoint_path.c_str());  // ENOENT when none was written
   return result;

@@ -61,6 +61,7 @@ struct PipelineResult {
   int checkpoints = 0;
   double checkpoint_bytes = 0;
   std::string error;        // first loader or checkpoint error
+  std::string device_error; // the step device failed (a CUDA, cuBLASLt or NCCL call)
   std::string setup_error;  // io_uring could not be set up: nothing ran (a skip for the probe)
   bool interrupted = false;
 };

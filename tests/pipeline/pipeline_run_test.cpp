@@ -156,7 +156,7 @@ class FakeTwoGpuDevice final : public StepDevice {
   }
   void unpin() override { unpinned = true; }
   DeviceStepTimes run_step(const std::vector<HostBatch>& batches, const std::function<void()>& release) override {
-    if (batches.size() != 2 || batches[0].data == batches[1].data || batches[0].bytes != 8 * 4096) ++bad_steps;
+    if (batches.size() != 2 || batches[0].data == batches[1].data || batches[0].bytes() != 8 * 4096 || batches[1].rows != 8) ++bad_steps;
     std::this_thread::sleep_for(std::chrono::milliseconds(13));
     release();
     ++steps;
