@@ -5,14 +5,17 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <atomic>
 #include <chrono>
 #include <map>
+#include <stdexcept>
 #include <thread>
 
 #include "dataset_loader.hpp"
 #include "generated_data.hpp"
 #include "pipeline_run.hpp"
 #include "pipeline_test_support.hpp"
+#include "step_pipeline.hpp"
 
 namespace nodeaudit::pipeline {
 namespace {
@@ -149,6 +152,8 @@ TEST(PipelinePlan, AutoWithGpusRunsThemOneBatchEachWithTheGpusCountForTheAllRedu
 // from events.
 class FakeTwoGpuDevice final : public StepDevice {
  public:
+  explicit FakeTwoGpuDevice(int fail_at_step = -1, std::function<void()> on_failure = {})
+      : fail_at_step_(fail_at_step), on_failure_(std::move(on_failure)) {}
   int batches_per_step() const override { return 2; }
   std::string pin(const std::vector<iovec>& areas) override {
     pinned_areas = areas.size();
@@ -157,6 +162,10 @@ class FakeTwoGpuDevice final : public StepDevice {
   void unpin() override { unpinned = true; }
   DeviceStepTimes run_step(const std::vector<HostBatch>& batches, const std::function<void()>& release) override {
     if (batches.size() != 2 || batches[0].data == batches[1].data || batches[0].bytes() != 8 * 4096 || batches[1].rows != 8) ++bad_steps;
+    if (steps == fail_at_step_) {
+      if (on_failure_) on_failure_();
+      throw std::runtime_error("ncclAllReduce(4096 bytes, GPU 1) failed: fake device failure");
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(13));
     release();
     ++steps;
@@ -165,6 +174,10 @@ class FakeTwoGpuDevice final : public StepDevice {
   std::size_t pinned_areas = 0;
   bool unpinned = false;
   int steps = 0, bad_steps = 0;
+
+ private:
+  int fail_at_step_;
+  std::function<void()> on_failure_;
 };
 
 TEST(PipelineRun, EveryGpuGetsItsOwnBatchAndTheDeviceStagesAreAccounted) {
@@ -205,6 +218,63 @@ TEST(PipelineRun, EveryGpuGetsItsOwnBatchAndTheDeviceStagesAreAccounted) {
   EXPECT_NEAR(sum, 100.0, 1e-6);
   EXPECT_NEAR(samples_per_s, timed * 2 * 8 / wall, 1e-6);  // both GPUs' batches count
   EXPECT_EQ(dir.entries(), 1u);  // the data set only: no checkpoint left behind
+}
+
+}  // namespace
+}  // namespace nodeaudit::pipeline
+
+namespace nodeaudit::pipeline {
+namespace {
+
+TEST(PipelineRun, DeviceFailureStopsCleanlyWithItsOwnFindingAndPartialMetrics) {
+  Scratch dir;
+  ProbeContext ctx = make_context({{"batch-size", "8"}, {"steps", "10"}, {"workers", "2"}, {"sample-size", "4KiB"},
+                                   {"decode", "none"}, {"checkpoint", "sync"}});
+  PipelinePlan plan;
+  ASSERT_EQ(make_plan(ctx, plan, {{0, 1}, "", std::nullopt}), "");
+  GpuCalibration measured;
+  measured.compute_s = 0.01;
+  complete_real_plan(plan, measured, 10, false);  // checkpoints every 5 steps: one is written before the failure
+  io::GenerateResult g = io::generate_dataset(dir.path, {"t", 64, 4096, 7}, false, [] { return false; });
+  ASSERT_EQ(g.error, "");
+  FakeTwoGpuDevice device(/*fail_at_step=*/7);
+  const Outcome outcome = run_on_dataset(ctx, plan, g.data->files(), dir.path, &device);
+  if (outcome.status == Status::skipped) GTEST_SKIP() << outcome.reason;
+  ASSERT_EQ(outcome.status, Status::failed);
+  EXPECT_NE(outcome.reason.find("fake device failure"), std::string::npos) << outcome.reason;
+  EXPECT_EQ(ctx.info()["steps_completed"], 7);
+  EXPECT_EQ(ctx.info()["checkpoints"]["written"], 1);
+  bool device_error = false, read_error = false;
+  for (const Finding& f : ctx.findings()) {
+    device_error |= f.code == "pipeline.device_error" && f.severity == Severity::fail;
+    read_error |= f.code == "pipeline.read_error";
+  }
+  EXPECT_TRUE(device_error);
+  EXPECT_FALSE(read_error);  // not blamed on the storage
+  EXPECT_TRUE(device.unpinned);
+  EXPECT_EQ(dir.entries(), 1u);  // the data set only: the checkpoint file is gone
+}
+
+TEST(PipelineRun, StopWhileTheGpusWorkIsAnInterruption) {
+  Scratch dir;
+  io::GenerateResult g = io::generate_dataset(dir.path, {"t", 64, 4096, 7}, false, [] { return false; });
+  ASSERT_EQ(g.error, "");
+  std::atomic<bool> stop{false};
+  FakeTwoGpuDevice device(/*fail_at_step=*/3, [&] { stop = true; });  // a stop makes the device's wait throw
+  PipelineConfig config;
+  config.files = &g.data->files();
+  config.sample_bytes = 4096;
+  config.samples_per_step = 8;
+  config.steps = 10;
+  config.workers = 2;
+  config.queue_depth = 4;
+  config.device = &device;
+  const PipelineResult r = run_pipeline(config, [&] { return stop.load(); });
+  if (!r.setup_error.empty()) GTEST_SKIP() << r.setup_error;
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_EQ(r.device_error, "");
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.steps.size(), 3u);
 }
 
 }  // namespace
