@@ -11,9 +11,13 @@ std::uint64_t chain_tag(unsigned slot, ChainOp op) {
   return (std::uint64_t{slot} << op_bits) | static_cast<std::uint64_t>(op);
 }
 
-unsigned tag_slot(std::uint64_t user_data) { return static_cast<unsigned>(user_data >> op_bits); }
+unsigned tag_slot(std::uint64_t user_data) {
+  return static_cast<unsigned>(user_data >> op_bits);
+}
 
-ChainOp tag_op(std::uint64_t user_data) { return static_cast<ChainOp>(user_data & ((1u << op_bits) - 1)); }
+ChainOp tag_op(std::uint64_t user_data) {
+  return static_cast<ChainOp>(user_data & ((1u << op_bits) - 1));
+}
 
 const char* op_name(ChainOp op, const char* io_name) {
   return op == ChainOp::open ? "open" : op == ChainOp::close ? "close" : io_name;

@@ -185,8 +185,8 @@ class CudaStepDevice final : public StepDevice {
                                          batch.bytes(), lane.batch.bytes(), lane.device));
     check_cuda(cudaSetDevice(lane.device), fmt::format("cudaSetDevice({})", lane.device));
     lane.begin.record(lane.copy);
-    check_cuda(cudaMemcpy2DAsync(lane.batch.get(), batch.row_bytes, batch.data, batch.pitch, batch.row_bytes, batch.rows,
-                                 cudaMemcpyHostToDevice, lane.copy),
+    check_cuda(cudaMemcpy2DAsync(lane.batch.get(), batch.row_bytes, batch.data, batch.pitch, batch.row_bytes,
+                                 batch.rows, cudaMemcpyHostToDevice, lane.copy),
                fmt::format("cudaMemcpy2DAsync({} bytes to GPU {})", batch.bytes(), lane.device));
     lane.copied.record(lane.copy);
     check_cuda(cudaStreamWaitEvent(lane.compute(), lane.copied.get(), 0), "cudaStreamWaitEvent(copied)");

@@ -26,9 +26,10 @@ gpu::Dtype gemm_dtype_for(const score::Profile& profile, std::string& error) {
   const std::string& name = profile.model.dtype;
   if (name == "fp32") return gpu::Dtype::tf32;
   if (const auto dtype = gpu::parse_dtype(name); dtype && *dtype != gpu::Dtype::fp64) return *dtype;
-  error = fmt::format("profile {}: model.dtype {} has no training GEMM here; accepted: fp32 (run as tf32), tf32, "
-                      "fp16, bf16, fp8",
-                      profile.name, name);
+  error = fmt::format(
+      "profile {}: model.dtype {} has no training GEMM here; accepted: fp32 (run as tf32), tf32, "
+      "fp16, bf16, fp8",
+      profile.name, name);
   return gpu::Dtype::bf16;
 }
 

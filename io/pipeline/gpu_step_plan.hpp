@@ -31,9 +31,9 @@ StepGemms plan_step_gemms(double flops_per_step, gpu::Dtype dtype, int min_produ
 gpu::Dtype gemm_dtype_for(const score::Profile& profile, std::string& error);
 
 struct StepAllReduce {
-  double bytes = 0;            // all-reduced per step per GPU (gradient bytes x collectives)
-  int element_bytes = 4;       // 2 = bf16 gradients, else fp32
-  int buckets = 1;             // issued during backward when > 1
+  double bytes = 0;                // all-reduced per step per GPU (gradient bytes x collectives)
+  int element_bytes = 4;           // 2 = bf16 gradients, else fp32
+  int buckets = 1;                 // issued during backward when > 1
   std::uint64_t buffer_bytes = 0;  // device buffer per GPU; a bucket larger than this loops over it
   std::uint64_t bucket_bytes() const;
 };

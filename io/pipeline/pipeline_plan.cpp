@@ -109,7 +109,6 @@ std::string plan_compute(const ParamValues& p, const GpuPeak* gpu, PipelinePlan&
   return error;
 }
 
-
 // Real GPUs for auto when CUDA sees one and no emulated compute time is given; else the GPU named,
 // h100 for auto, or none. Empty on success; else the unknown name and what is accepted.
 std::string choose_compute(const ParamValues& p, const GpuAvailability& gpus, PipelinePlan& plan, const GpuPeak*& gpu) {
@@ -145,7 +144,8 @@ void complete_real_plan(PipelinePlan& plan, const GpuCalibration& calibration, i
     plan.comm = derive_comm(plan.profile, static_cast<int>(plan.devices.size()), busbw,
                             "measured: one step's all-reduce alone on these GPUs before the run (NCCL, CUDA events)");
   }
-  if (plan.checkpoint_mode != CheckpointMode::off) plan.checkpoint = scale_checkpoints(plan.profile, steps, calibration.compute_s);
+  if (plan.checkpoint_mode != CheckpointMode::off)
+    plan.checkpoint = scale_checkpoints(plan.profile, steps, calibration.compute_s);
 }
 
 std::string make_plan(const ProbeContext& ctx, PipelinePlan& plan, const GpuAvailability& gpus) {

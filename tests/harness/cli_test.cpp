@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cli_process.hpp"
+#include "cli_expect.hpp"
 #include "result.hpp"
 
 namespace fs = std::filesystem;
@@ -29,12 +29,6 @@ const nlohmann::json* find_probe(const nlohmann::json& doc, const std::string& i
   return nullptr;
 }
 
-void expect_one_line_usage_error(const proc::ProcessResult& r, const std::string& needle) {
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(r.err.rfind("nodeaudit: ", 0), 0u) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
-}
 
 }  // namespace
 

@@ -9,21 +9,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../harness/cli_process.hpp"
+#include "../harness/cli_expect.hpp"
 
 namespace nodeaudit {
 namespace {
 
-proc::ProcessResult nodeaudit(std::vector<std::string> args) {
-  args.insert(args.begin(), NODEAUDIT_BINARY);
-  return proc::run_process(args);
-}
-
 void expect_bad_input(const std::vector<std::string>& args, const std::string& named) {
-  const proc::ProcessResult r = nodeaudit(args);
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find(named), std::string::npos) << r.err;
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line expected: " << r.err;
+  proc::expect_one_line_usage_error(proc::run_nodeaudit(args), named);
 }
 
 TEST(PipelineCli, BadInputExitsTwoNamingTheValue) {
@@ -44,16 +36,12 @@ TEST(PipelineCli, BadInputExitsTwoNamingTheValue) {
 TEST(PipelineCli, DefaultRunWithoutAGpuEmulatesComputeAndSaysWhy) {
   const std::string dir = proc::make_temp_dir("pipeline-cli");
   const proc::ProcessResult r =
-      nodeaudit({"probe", "pipeline.step", "--steps", "4", "--samples", "64", "--sample-size", "16KiB", "--batch-size",
-                 "8", "--decode", "none", "--path", dir, "--format", "json"});
+      proc::run_nodeaudit({"probe", "pipeline.step", "--steps", "4", "--samples", "64", "--sample-size", "16KiB",
+                           "--batch-size", "8", "--decode", "none", "--path", dir, "--format", "json"});
   const std::vector<std::string> left = proc::files_in(dir);
   std::filesystem::remove_all(dir);
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(r.out);
-  } catch (const std::exception& e) {
-    FAIL() << "not JSON (" << e.what() << "): " << r.out << r.err;
-  }
+  const nlohmann::json doc = proc::json_output(r);
+  ASSERT_TRUE(doc.is_object());
   const nlohmann::json& probe = doc["probes"].at(0);
   if (probe["status"] == "skipped") GTEST_SKIP() << probe["reason"];  // no io_uring here
   ASSERT_EQ(probe["status"], "ok") << r.out << r.err;

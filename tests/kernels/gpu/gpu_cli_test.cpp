@@ -8,21 +8,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../../harness/cli_process.hpp"
+#include "../../harness/cli_expect.hpp"
 
 namespace nodeaudit {
 namespace {
 
-proc::ProcessResult nodeaudit(std::vector<std::string> args) {
-  args.insert(args.begin(), NODEAUDIT_BINARY);
-  return proc::run_process(args);
-}
-
 void expect_bad_input(const std::vector<std::string>& args, const std::string& named) {
-  const proc::ProcessResult r = nodeaudit(args);
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find(named), std::string::npos) << r.err;
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line expected: " << r.err;
+  proc::expect_one_line_usage_error(proc::run_nodeaudit(args), named);
 }
 
 // Parameter rules from the probes' declarations: checked in every build, with or without CUDA.
@@ -46,14 +38,10 @@ TEST(GpuCli, BodyChecksExitTwoBeforeTheDeviceCheck) {
 TEST(GpuCli, WithoutAGpuEveryProbeIsSkippedWithTheRuntimesReason) {
   const std::string dir = proc::make_temp_dir("gpu-cli");
   const proc::ProcessResult r =
-      nodeaudit({"run", "--only", "gpu.*", "--level", "quick", "--format", "json", "--out", dir + "/result.json"});
+      proc::run_nodeaudit({"run", "--only", "gpu.*", "--level", "quick", "--format", "json", "--out", dir + "/result.json"});
   std::filesystem::remove_all(dir);
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(r.out);
-  } catch (const std::exception& e) {
-    FAIL() << "not JSON (" << e.what() << "): " << r.out << r.err;
-  }
+  const nlohmann::json doc = proc::json_output(r);
+  ASSERT_TRUE(doc.is_object());
   ASSERT_EQ(doc["probes"].size(), 7u) << r.out;
   for (const auto& probe : doc["probes"]) {
     const std::string status = probe["status"], reason = probe.value("reason", "");
