@@ -170,11 +170,11 @@ std::string make_plan(const ProbeContext& ctx, PipelinePlan& plan, const GpuAvai
   if (std::string error = plan_comm(p, gpu, plan); !error.empty()) return error;
   // JPEGs vary in size: reserve twice the mean per sample; decoded tensors need their own area.
   const double per_sample = sample_bytes * (plan.decode_jpeg ? 2 : 1) + (plan.decode_jpeg ? 224.0 * 224 * 3 * 4 : 0);
-  // Each step takes one batch per GPU: the queue holds at least that many, by default two steps'
-  // worth or two per worker (PyTorch's prefetch_factor), whichever is more.
-  const int per_step = plan.real() ? static_cast<int>(plan.devices.size()) : 1;
-  plan.queue_depth = p.integer("queue-depth") > 0 ? static_cast<int>(p.integer("queue-depth"))
-                                                  : 2 * std::max(per_step, static_cast<int>(p.integer("workers")));
+  // --workers is per GPU, as DDP runs a DataLoader in each GPU's process; each step takes one batch
+  // per GPU, so the queue holds at least that many, by default two per worker (prefetch_factor).
+  const int per_step = plan.batches_per_step();
+  plan.workers = static_cast<int>(p.integer("workers")) * per_step;
+  plan.queue_depth = p.integer("queue-depth") > 0 ? static_cast<int>(p.integer("queue-depth")) : 2 * plan.workers;
   if (plan.queue_depth < per_step)
     return fmt::format("--queue-depth {}: each step takes one batch per GPU; give at least {} (the GPUs chosen)",
                        plan.queue_depth, per_step);

@@ -151,6 +151,7 @@ void record_plan(ProbeContext& ctx, const PipelinePlan& plan, const SampleFiles&
   ctx.info()["profile"] = plan.profile.name;
   ctx.info()["samples_per_step"] = plan.samples_per_step;
   ctx.info()["queue_depth_batches"] = plan.queue_depth;
+  ctx.info()["loader_workers"] = plan.workers;
   ctx.info()["sample_bytes"] = samples.exact_size ? plan.sample_bytes : samples.mean_bytes;
   ctx.info()["compute_time_per_step_s"] = plan.compute.compute_s;
   ctx.info()["compute_time_source"] = plan.compute.source;
@@ -207,7 +208,7 @@ Outcome run_on_dataset(ProbeContext& ctx, const PipelinePlan& plan, const Sample
   config.direct = p.boolean("direct");
   config.samples_per_step = plan.samples_per_step;
   config.steps = static_cast<int>(p.integer("steps"));
-  config.workers = static_cast<int>(p.integer("workers"));
+  config.workers = plan.workers;
   config.queue_depth = plan.queue_depth;
   config.io_depth = static_cast<unsigned>(p.integer("io-depth"));
   config.compute_s = plan.compute.compute_s;

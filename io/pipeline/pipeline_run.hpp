@@ -26,6 +26,7 @@ struct PipelinePlan {
   StepGemms gemms;                 // the real GPUs' work per step
   StepAllReduce allreduce;
   int samples_per_step = 0;        // per GPU (each GPU its own batch)
+  int workers = 0;                 // loader workers in all: --workers per GPU x the GPUs fed
   int queue_depth = 0;             // batches in the prefetch queue
   std::uint32_t sample_bytes = 0;  // the profile's (or --sample-size); the JPEG set's mean when decoding
   bool decode_jpeg = false;

@@ -125,7 +125,8 @@ TEST(PipelinePlan, AutoWithGpusRunsThemOneBatchEachWithTheGpusCountForTheAllRedu
   ASSERT_TRUE(plan.real());
   EXPECT_EQ(plan.batches_per_step(), 3);
   EXPECT_EQ(plan.comm.gpus, 3);     // the GPUs chosen, not --gpus-in-node
-  EXPECT_EQ(plan.queue_depth, 6);   // two steps' worth of batches (more than 2 per worker here)
+  EXPECT_EQ(plan.workers, 6);       // --workers is per GPU, as each DDP process runs its own loader
+  EXPECT_EQ(plan.queue_depth, 12);  // two batches per worker
   EXPECT_EQ(plan.compute.compute_s, 0.0);  // measured on the GPUs, not derived from a datasheet
   EXPECT_DOUBLE_EQ(plan.gemms.demanded_flops, plan.samples_per_step * plan.profile.flops_per_sample());
   EXPECT_GE(plan.gemms.products, 1);
