@@ -34,15 +34,9 @@ int main(int argc, char** argv) {
   cli::add_env_command(app, action);
   cli::add_score_command(app, action);
   cli::add_profiles_command(app, action);
-#ifdef NODEAUDIT_HAVE_COMPARE_COMMAND
   cli::add_compare_command(app, action);
-#endif
-#ifdef NODEAUDIT_HAVE_REPORT_COMMAND
   cli::add_report_command(app, action);
-#endif
-#ifdef NODEAUDIT_HAVE_WATCH_COMMAND
   cli::add_watch_command(app, action);
-#endif
   try {
     check_probe_id(argc, argv);
     app.parse(argc, argv);
