@@ -105,6 +105,8 @@ int finish_code(const nlohmann::json& doc, bool interrupted, int assessment_code
 }
 
 int execute(RunInvocation& inv) {
+  // First of all: a Ctrl-C while the environment is collected still ends with a result file and 130.
+  const std::atomic<bool>& interrupt = install_interrupt_handler();
   const std::vector<const ProbeSpec*> plan = plan_probes(inv);
   const std::optional<int> mpi_rank = mpi_world_rank_from_env();
   if (mpi_rank) check_mpi_plan(plan);
@@ -125,7 +127,6 @@ int execute(RunInvocation& inv) {
   if (writes && !json_out) std::fputs(render_env(doc["env"]).c_str(), log);
   if (writes) write_file_atomic(out_path, doc.dump(2) + "\n", true);  // claims the name; later writes replace it
 
-  const std::atomic<bool>& interrupt = install_interrupt_handler();
   IsolationOptions iso{self_exe_path(), run_settings, &nvml, 0.5, inv.telemetry_out, 5.0};
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const ProbeSpec& spec = *plan[i];
@@ -134,7 +135,10 @@ int execute(RunInvocation& inv) {
                                           nlohmann::json::object(), 0, {}, {}, nlohmann::json::object()));
       continue;
     }
-    if (writes && !tty && !json_out) std::fprintf(log, "[%zu/%zu] %s ...\n", i + 1, plan.size(), spec.id.c_str());
+    if (writes && !tty && !json_out) {
+      std::fprintf(log, "[%zu/%zu] %s ...\n", i + 1, plan.size(), spec.id.c_str());
+      std::fflush(log);  // progress shows as it happens when the output goes to a file or a pipe
+    }
     nlohmann::json entry = mpi_rank ? run_probe_as_mpi_rank(spec, run_settings, inv, interrupt)
                                     : run_probe_isolated(spec, probe_params_for(spec, inv.extras), iso, interrupt,
                                                          progress_printer(tty, spec.id, i + 1, plan.size()));

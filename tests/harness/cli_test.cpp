@@ -112,7 +112,8 @@ TEST_F(Cli, CrashingAndHangingProbesDoNotKillTheRun) {
 
 TEST_F(Cli, InterruptKeepsPartialResultsAndExits130) {
   const std::string out = dir_ + "/r.json";
-  const auto r = run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.slow,test.ok", "--out", out}, 1.5);
+  // test.slow runs until interrupted; 4 s leaves a loaded (sanitizer) build time to start it.
+  const auto r = run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.slow,test.ok", "--out", out}, 4.0);
   EXPECT_EQ(r.exit_code, 130) << r.err;
   const nlohmann::json doc = load_result_file(out);
   const auto& slow = *find_probe(doc, "test.slow");
