@@ -192,9 +192,11 @@ class CudaStepDevice final : public StepDevice {
     check_cuda(cudaStreamWaitEvent(lane.compute(), lane.copied.get(), 0), "cudaStreamWaitEvent(copied)");
   }
 
-  // Every GPU's GEMMs are queued first, with an event where each gradient bucket is complete; then
-  // each bucket's all-reduce waits for its event on every GPU. Queuing buckets GPU by GPU instead
-  // would let a GPU idle while the host queues the others (and count that idle time as compute).
+  // Every GPU's GEMMs are queued first, one product per GPU in turn so all GPUs start together (one
+  // host thread launches for all of them, where DDP has a process per GPU), with an event where each
+  // gradient bucket is complete; then each bucket's all-reduce waits for its event on every GPU.
+  // Queuing buckets GPU by GPU instead would let a GPU idle while the host queues the others (and
+  // count that idle time as compute).
   void enqueue_compute_and_comm() {
     const int buckets = communicating_ ? config_.allreduce.buckets : 1;
     for (const auto& lane : lanes_) {
@@ -202,13 +204,19 @@ class CudaStepDevice final : public StepDevice {
       // Reached when the copy is in and the host has queued this GPU's first GEMM, whichever is
       // later: a GPU waiting for the host to get to it is not computing.
       lane->compute_start.record(lane->compute());
-      int done = 0;
-      for (int b = 0; b < buckets; ++b) {
-        const int target = communicating_ ? products_before_bucket(config_.gemms, buckets, b) : config_.gemms.products;
-        lane->gemm->enqueue(target - done);
-        done = target;
+    }
+    int done = 0;
+    for (int b = 0; b < buckets; ++b) {
+      const int target = communicating_ ? products_before_bucket(config_.gemms, buckets, b) : config_.gemms.products;
+      for (; done < target; ++done)
+        for (const auto& lane : lanes_) lane->gemm->enqueue(1);
+      for (const auto& lane : lanes_) {
+        check_cuda(cudaSetDevice(lane->device), fmt::format("cudaSetDevice({})", lane->device));
         if (communicating_) lane->bucket_ready[b].record(lane->compute());
       }
+    }
+    for (const auto& lane : lanes_) {
+      check_cuda(cudaSetDevice(lane->device), fmt::format("cudaSetDevice({})", lane->device));
       lane->compute_end.record(lane->compute());
     }
     for (int b = 0; communicating_ && b < buckets; ++b) {
@@ -313,10 +321,21 @@ GpuAvailability find_step_gpus(const ProbeContext& ctx) {
   return {{}, choice.stop->reason, choice.stop};
 }
 
-OpenedGpuDevice open_gpu_step_device(const GpuStepConfig& config, std::function<bool()> should_stop) {
+OpenedGpuDevice open_gpu_step_device(const GpuStepConfig& requested, std::function<bool()> should_stop) {
   OpenedGpuDevice opened;
+  GpuStepConfig config = requested;
   try {
-    auto device = std::make_unique<CudaStepDevice>(config, std::move(should_stop));
+    std::unique_ptr<CudaStepDevice> device;
+    try {
+      device = std::make_unique<CudaStepDevice>(config, should_stop);
+    } catch (const gpu::NoAlgorithm& e) {
+      if (config.gemms.dtype == gpu::Dtype::bf16) throw;
+      // The step's FLOPs still run, in the dtype every tensor-core GPU has (fp8 before sm_89).
+      opened.dtype_fallback = fmt::format("{}: the step's GEMMs run in bf16 instead", e.what());
+      config.gemms.dtype = gpu::Dtype::bf16;
+      device = std::make_unique<CudaStepDevice>(config, should_stop);
+    }
+    opened.gemm_dtype = config.gemms.dtype;
     opened.calibration = device->calibrate();
     opened.device = std::move(device);
   } catch (const std::runtime_error& e) {

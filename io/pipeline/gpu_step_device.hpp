@@ -46,7 +46,9 @@ struct GpuCalibration {
 struct OpenedGpuDevice {
   std::unique_ptr<StepDevice> device;
   GpuCalibration calibration;
-  std::string error;  // the CUDA, cuBLASLt or NCCL call that failed
+  gpu::Dtype gemm_dtype = gpu::Dtype::bf16;  // what the GEMMs run in
+  std::string dtype_fallback;                // why that is not the profile's dtype (cuBLASLt has no algorithm)
+  std::string error;                         // the CUDA, cuBLASLt or NCCL call that failed
 };
 // `should_stop` is polled while waiting for the GPUs, so a hung all-reduce ends the run.
 OpenedGpuDevice open_gpu_step_device(const GpuStepConfig& config, std::function<bool()> should_stop);

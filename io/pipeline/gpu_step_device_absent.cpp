@@ -9,7 +9,9 @@ GpuAvailability find_step_gpus(const ProbeContext&) {
 }
 
 OpenedGpuDevice open_gpu_step_device(const GpuStepConfig&, std::function<bool()>) {
-  return {nullptr, {}, "this build has no real-GPU path (" NODEAUDIT_PIPELINE_GPU_MISSING ")"};
+  OpenedGpuDevice none;
+  none.error = "this build has no real-GPU path (" NODEAUDIT_PIPELINE_GPU_MISSING ")";
+  return none;
 }
 
 }  // namespace nodeaudit::pipeline

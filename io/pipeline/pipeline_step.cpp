@@ -49,6 +49,10 @@ Outcome run_with_compute(ProbeContext& ctx, PipelinePlan& plan, const SampleFile
     ctx.add_finding(Severity::fail, "pipeline.device_error", "setting up the GPUs failed: " + opened.error);
     return Outcome::failed(opened.error);
   }
+  if (!opened.dtype_fallback.empty()) {
+    ctx.add_finding(Severity::warn, "pipeline.gemm_dtype", opened.dtype_fallback);
+    plan.gemms.dtype = opened.gemm_dtype;
+  }
   const bool busbw_given = p.real("busbw") > 0 || !p.text("comm-result").empty();
   complete_real_plan(plan, opened.calibration, static_cast<int>(p.integer("steps")), busbw_given);
   ctx.info()["calibration"] = {{"gpu_name", opened.calibration.gpu_name},
