@@ -96,6 +96,8 @@ std::string format_bytes(double bytes) {
 }
 
 std::string format_duration(double seconds) {
+  // Under 10 ms, three significant digits: a 0.2 ms step is not "0 ms".
+  if (seconds < 0.01) return fmt::format("{:.3g} ms", seconds * 1000.0);
   if (seconds < 1.0) return fmt::format("{:.0f} ms", seconds * 1000.0);
   if (seconds < 60.0) return fmt::format("{:.1f} s", seconds);
   const auto whole = static_cast<long long>(seconds);

@@ -8,15 +8,10 @@
 #include <span>
 
 #include "jpeg_samples.hpp"
+#include "step_clock.hpp"
 
 namespace nodeaudit::pipeline {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 class LoaderSource : public SampleSource {
  public:

@@ -3,10 +3,10 @@
 #include <chrono>
 #include <thread>
 
+#include "step_clock.hpp"
+
 namespace nodeaudit::pipeline {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // Sleeps to `deadline`, spinning through the last 100 us: a sleep overshoots by the timer slack
 // (~50-100 us), which would count as compute time and hide a starved loader at short steps.
@@ -19,10 +19,6 @@ void busy_until(Clock::time_point deadline) {
 
 Clock::duration as_duration(double seconds) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-}
-
-double seconds_between(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
 }
 
 }  // namespace

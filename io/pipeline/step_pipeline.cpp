@@ -10,16 +10,11 @@
 #include "dataset_loader.hpp"
 #include "jpeg_samples.hpp"
 #include "loader_stage.hpp"
+#include "step_clock.hpp"
 #include "storage_target.hpp"
 
 namespace nodeaudit::pipeline {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_between(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
 
 bool checkpoint_due(const PipelineConfig& config, int step) {
   return config.checkpoint_mode != CheckpointMode::off && config.checkpoint.every_steps > 0 &&

@@ -51,6 +51,15 @@ TEST(Units, FormatBytes) {
   EXPECT_EQ(format_bytes(1.5 * 1024 * 1024 * 1024), "1.5 GiB");
 }
 
+TEST(Units, FormatDuration) {
+  EXPECT_EQ(format_duration(0.0002), "0.2 ms");  // short steps keep their figure
+  EXPECT_EQ(format_duration(0.0018009), "1.8 ms");
+  EXPECT_EQ(format_duration(0.25), "250 ms");
+  EXPECT_EQ(format_duration(2.74), "2.7 s");
+  EXPECT_EQ(format_duration(125), "2 m 5 s");
+  EXPECT_EQ(format_duration(7300), "2 h 1 m");
+}
+
 TEST(Units, FiniteNumberTakesTheWholeTextOrNothing) {
   EXPECT_EQ(nodeaudit::parse_finite_number("12"), 12.0);
   EXPECT_EQ(nodeaudit::parse_finite_number("12.5"), 12.5);
