@@ -19,9 +19,34 @@ std::string slurp(const std::string& path) {
   s << in.rdbuf();
   return s.str();
 }
+
+bool printed(const std::string& text, const std::string& out_path, const std::string& err_path) {
+  return slurp(out_path).find(text) != std::string::npos || slurp(err_path).find(text) != std::string::npos;
+}
+
+bool condition_met(const Trigger& when, const std::string& out_path, const std::string& err_path) {
+  if (!when.file_exists.empty() && !std::filesystem::exists(when.file_exists)) return false;
+  if (!when.output_contains.empty() && !printed(when.output_contains, out_path, err_path)) return false;
+  return true;
+}
+
+// Polls until the condition holds or the child exits; true when the condition was seen.
+bool wait_for(pid_t pid, const Trigger& when, const std::string& out_path, const std::string& err_path,
+              int& status, bool& exited) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::duration<double>(when.give_up_after_s);
+  while (std::chrono::steady_clock::now() < give_up) {
+    if (condition_met(when, out_path, err_path)) return true;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      exited = true;
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
 }  // namespace
 
-ProcessResult run_process(const std::vector<std::string>& argv, std::optional<double> interrupt_after_s) {
+ProcessResult run_process(const std::vector<std::string>& argv, std::optional<Trigger> trigger) {
   const std::string dir = make_temp_dir("proc");
   const std::string out_path = dir + "/out", err_path = dir + "/err";
   const pid_t pid = fork();
@@ -36,13 +61,15 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::optional<do
     execv(args[0], args.data());
     _exit(127);
   }
-  if (interrupt_after_s) {
-    std::this_thread::sleep_for(std::chrono::duration<double>(*interrupt_after_s));
-    kill(pid, SIGINT);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
   ProcessResult r;
+  int status = 0;
+  bool exited = false;
+  if (trigger) {
+    r.trigger_seen = wait_for(pid, *trigger, out_path, err_path, status, exited);
+    if (r.trigger_seen) std::this_thread::sleep_for(std::chrono::duration<double>(trigger->then_after_s));
+    if (!exited) trigger->action ? trigger->action(pid) : void(kill(pid, SIGINT));
+  }
+  if (!exited) waitpid(pid, &status, 0);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.out = slurp(out_path);
   r.err = slurp(err_path);

@@ -11,6 +11,7 @@
 namespace fs = std::filesystem;
 using namespace nodeaudit;
 using nodeaudit::proc::files_in;
+using nodeaudit::proc::Trigger;
 using nodeaudit::proc::make_temp_dir;
 using nodeaudit::proc::run_process;
 
@@ -112,8 +113,16 @@ TEST_F(Cli, CrashingAndHangingProbesDoNotKillTheRun) {
 
 TEST_F(Cli, InterruptKeepsPartialResultsAndExits130) {
   const std::string out = dir_ + "/r.json";
-  // test.slow runs until interrupted; 4 s leaves a loaded (sanitizer) build time to start it.
-  const auto r = run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.slow,test.ok", "--out", out}, 4.0);
+  // test.slow runs until interrupted; Ctrl-C goes once it says its first figure is recorded. The
+  // ready file lives outside dir_, which must end up holding the result alone.
+  const std::string ready_dir = make_temp_dir("ready");
+  const std::string ready = ready_dir + "/first-figure";
+  ::setenv("NODEAUDIT_TEST_SLOW_READY_FILE", ready.c_str(), 1);
+  const auto r = run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.slow,test.ok", "--out", out},
+                             Trigger{.file_exists = ready});
+  ::unsetenv("NODEAUDIT_TEST_SLOW_READY_FILE");
+  std::filesystem::remove_all(ready_dir);
+  ASSERT_TRUE(r.trigger_seen) << "test.slow never recorded a figure\n" << r.err;
   EXPECT_EQ(r.exit_code, 130) << r.err;
   const nlohmann::json doc = load_result_file(out);
   const auto& slow = *find_probe(doc, "test.slow");

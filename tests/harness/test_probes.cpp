@@ -2,6 +2,8 @@
 // interrupted, so the tests can check that `run` survives each and keeps the other figures.
 #include <csignal>
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <thread>
 
 #include "context.hpp"
@@ -62,6 +64,14 @@ const ProbeRegistrar fail_probe{ProbeSpec{
     .body = [](ProbeContext&) { return Outcome::failed("asked to fail"); },
     .deadline_s = deadline_from_params}};
 
+// The interrupt test needs to know a figure exists before it sends Ctrl-C: test.slow creates the file
+// this variable names after its first figure is recorded.
+constexpr const char* kSlowReadyFileEnv = "NODEAUDIT_TEST_SLOW_READY_FILE";
+
+void announce_first_figure() {
+  if (const char* path = std::getenv(kSlowReadyFileEnv); path && *path) std::ofstream{path} << "recorded\n";
+}
+
 const ProbeRegistrar slow_probe{ProbeSpec{
     .id = "test.slow",
     .description = "test only: repeats until interrupted, one figure per batch",
@@ -70,6 +80,7 @@ const ProbeRegistrar slow_probe{ProbeSpec{
       while (!ctx.should_stop()) {
         const Measurement m = ctx.repeat(RepeatPolicy{.warmup = 0, .min_repetitions = 2, .max_repetitions = 2}, fixed_work);
         ctx.add_rate("rate", RateKind::ops_per_s, m, {{"batch", std::to_string(ctx.metrics().size())}});
+        if (ctx.metrics().size() == 1) announce_first_figure();
       }
       return ctx.cancelled() ? Outcome::interrupted() : Outcome::ok();
     },

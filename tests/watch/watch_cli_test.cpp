@@ -15,6 +15,7 @@
 namespace fs = std::filesystem;
 using namespace nodeaudit;
 using nodeaudit::proc::files_in;
+using nodeaudit::proc::Trigger;
 using nodeaudit::proc::make_temp_dir;
 using nodeaudit::proc::run_process;
 
@@ -98,13 +99,17 @@ TEST_F(WatchCli, ShortWatchWritesTheSeriesAndTheDiagnosis) {
 }
 
 TEST_F(WatchCli, FollowsAProcessUntilItExits) {
+  // The followed process lives until watch says it started, then 1 s more, then is killed.
   const pid_t child = fork();
   if (child == 0) {
-    usleep(1200 * 1000);
+    sleep(120);
     _exit(0);
   }
-  const auto r = run_process({NODEAUDIT_BINARY, "watch", "--duration", "1m", "--interval", "200ms", "--pid", std::to_string(child), "--out", dir_});
+  const auto r = run_process({NODEAUDIT_BINARY, "watch", "--duration", "1m", "--interval", "200ms", "--pid", std::to_string(child), "--out", dir_},
+                             Trigger{.output_contains = "Ctrl-C stops early", .then_after_s = 1.0,
+                                     .action = [child](pid_t) { kill(child, SIGKILL); }});
   waitpid(child, nullptr, 0);
+  ASSERT_TRUE(r.trigger_seen) << "watch never said it started\n" << r.out << r.err;
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json doc = only_result();
   const auto& p = doc["probes"][0];
@@ -115,7 +120,10 @@ TEST_F(WatchCli, FollowsAProcessUntilItExits) {
 }
 
 TEST_F(WatchCli, InterruptKeepsTheDiagnosisAndExits130) {
-  const auto r = run_process({NODEAUDIT_BINARY, "watch", "--duration", "1h", "--interval", "200ms", "--out", dir_}, 1.5);
+  // Ctrl-C 1.5 s after watch says it started: about 7 samples at 200 ms, the test wants 3.
+  const auto r = run_process({NODEAUDIT_BINARY, "watch", "--duration", "1h", "--interval", "200ms", "--out", dir_},
+                             Trigger{.output_contains = "Ctrl-C stops early", .then_after_s = 1.5});
+  ASSERT_TRUE(r.trigger_seen) << "watch never said it started\n" << r.out << r.err;
   EXPECT_EQ(r.exit_code, 130) << r.err;
   const nlohmann::json doc = only_result();
   const auto& p = doc["probes"][0];
