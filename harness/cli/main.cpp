@@ -1,7 +1,9 @@
 // The `nodeaudit` entry point: parse, run the chosen command, and turn user errors into one line
 // `nodeaudit: <what>: <why>` with exit code 2.
+#include <chrono>
 #include <cstring>
 #include <iostream>
+#include <thread>
 
 #include "../errors.hpp"
 #include "../mpi_env.hpp"
@@ -51,8 +53,11 @@ int main(int argc, char** argv) {
     std::cerr << "nodeaudit: " << e.what() << " (see nodeaudit --help)\n";
     return cli::exit_usage;
   } catch (const UsageError& e) {
-    // Under an MPI launcher every rank meets the same bad input; rank 0 says it once.
+    // Under an MPI launcher every rank meets the same bad input; rank 0 says it once. The launcher
+    // tears the job down when the first rank exits non-zero, so the others wait a moment first:
+    // a silent rank leaving first could kill rank 0 before it printed (seen under load).
     if (mpi_world_rank_from_env().value_or(0) == 0) std::cerr << "nodeaudit: " << e.what() << "\n";
+    else std::this_thread::sleep_for(std::chrono::seconds(3));
     return cli::exit_usage;
   }
 }

@@ -103,7 +103,10 @@ TEST(WatchSampler, SeesTheCpuAndDiskReadsOfAWatchedProcessTree) {
   double disk_read = 0;
   for (const auto& name : series.names_like("disk.", ".read_bytes_per_s")) disk_read += integral(series, name);
   if (disk_read == 0) GTEST_SKIP() << "the disk counters in /proc/diskstats do not move here; asserted on /proc/PID/io only";
-  EXPECT_GE(disk_read, 0.9 * proc_read);
+  // The disk and process counters are read moments apart in each sample, so at hundreds of MB/s the
+  // two windows differ by a few percent, more on a loaded machine (0.975 seen with 6 tests on 2
+  // cores). The bound catches a wrong device or sector unit (factors of 8 or more), not that jitter.
+  EXPECT_GE(disk_read, 0.75 * proc_read);
 }
 
 TEST(WatchSampler, NoSuchProcessEndsTheWatchAtOnce) {
