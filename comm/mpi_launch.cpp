@@ -15,11 +15,12 @@
 
 #include <fmt/format.h>
 
+#include "mpi_env.hpp"
+
 extern char** environ;
 
 namespace nodeaudit::comm {
 namespace {
-
 
 std::vector<std::string> split_words(const std::string& text) {
   std::vector<std::string> words;
@@ -74,14 +75,7 @@ void kill_group(pid_t pid, int& wait_status) {
 
 }  // namespace
 
-std::optional<int> env_int(const EnvLookup& env, const char* name) {
-  const char* text = env(name);
-  if (!text || !*text) return std::nullopt;
-  char* end = nullptr;
-  const long value = std::strtol(text, &end, 10);
-  if (*end != '\0' || value < 0) return std::nullopt;
-  return static_cast<int>(value);
-}
+std::optional<int> env_int(const EnvLookup& env, const char* name) { return env_whole_number(env(name)); }
 
 std::optional<MpiJobInfo> detect_mpi_job(const EnvLookup& env) {
   struct Names {

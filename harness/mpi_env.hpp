@@ -8,16 +8,21 @@
 
 namespace nodeaudit {
 
+// A launcher variable's value as a non-negative whole number; nullopt when unset, empty or not
+// exactly such a number.
+inline std::optional<int> env_whole_number(const char* text) {
+  if (!text || !*text) return std::nullopt;
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  if (*end != '\0' || value < 0) return std::nullopt;
+  return static_cast<int>(value);
+}
+
 // This rank's index in the job, or nullopt outside an MPI job. Slurm's SLURM_PROCID alone does
 // not count: a batch script has it without being an MPI rank.
 inline std::optional<int> mpi_world_rank_from_env() {
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
-    const char* text = std::getenv(name);
-    if (!text || !*text) continue;
-    char* end = nullptr;
-    const long rank = std::strtol(text, &end, 10);
-    if (*end == '\0' && rank >= 0) return static_cast<int>(rank);
-  }
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const auto rank = env_whole_number(std::getenv(name))) return rank;
   return std::nullopt;
 }
 

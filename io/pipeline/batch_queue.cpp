@@ -80,7 +80,7 @@ std::unique_ptr<std::byte, AlignedFree> touched_pages(std::size_t bytes) {
 }  // namespace
 
 BatchQueue::BatchQueue(std::size_t depth, std::size_t sample_area_bytes, std::size_t tensor_area_bytes)
-    : sample_area_bytes_((sample_area_bytes + 4095) / 4096 * 4096) {
+    : sample_area_bytes_((sample_area_bytes + 4095) / 4096 * 4096), tensor_area_bytes_(tensor_area_bytes) {
   for (std::size_t i = 0; i < depth; ++i) {
     buffers_.push_back(touched_pages(sample_area_bytes_));
     if (tensor_area_bytes > 0) tensors_.push_back(touched_pages((tensor_area_bytes + 4095) / 4096 * 4096));

@@ -52,6 +52,8 @@ class BatchQueue {
   std::byte* buffer(std::size_t slot) { return buffers_[slot].get(); }
   std::byte* tensors(std::size_t slot) { return tensors_.empty() ? nullptr : tensors_[slot].get(); }
   std::size_t sample_area_bytes() const { return sample_area_bytes_; }
+  // The decoded tensors' bytes as asked (the allocation is rounded up to pages); 0 without decoding.
+  std::size_t tensor_area_bytes() const { return tensor_area_bytes_; }
   std::size_t depth() const { return buffers_.size(); }
   SlotQueue& free_slots() { return free_; }
   SlotQueue& ready_slots() { return ready_; }
@@ -62,7 +64,7 @@ class BatchQueue {
 
  private:
   std::vector<std::unique_ptr<std::byte, AlignedFree>> buffers_, tensors_;
-  std::size_t sample_area_bytes_ = 0;
+  std::size_t sample_area_bytes_ = 0, tensor_area_bytes_ = 0;
   SlotQueue free_{SlotOrder::lifo}, ready_{SlotOrder::fifo};
 };
 

@@ -3,14 +3,15 @@
 #include "gpu_step_device.hpp"
 
 namespace nodeaudit::pipeline {
+namespace {
+constexpr const char* kNoRealGpuPath = "this build has no real-GPU path (" NODEAUDIT_PIPELINE_GPU_MISSING ")";
+}  // namespace
 
-GpuAvailability find_step_gpus(const ProbeContext&) {
-  return {{}, "this build has no real-GPU path (" NODEAUDIT_PIPELINE_GPU_MISSING ")", std::nullopt};
-}
+GpuAvailability find_step_gpus(const ProbeContext&) { return {{}, kNoRealGpuPath, std::nullopt}; }
 
 OpenedGpuDevice open_gpu_step_device(const GpuStepConfig&, std::function<bool()>) {
   OpenedGpuDevice none;
-  none.error = "this build has no real-GPU path (" NODEAUDIT_PIPELINE_GPU_MISSING ")";
+  none.error = kNoRealGpuPath;
   return none;
 }
 

@@ -10,6 +10,7 @@
 
 #include "harness/score/result_view.hpp"
 #include "harness/score/score.hpp"
+#include "jpeg_samples.hpp"
 #include "pipeline_run.hpp"
 #include "storage_target.hpp"
 #include "units.hpp"
@@ -64,14 +65,13 @@ double busbw_from_result(const std::string& path, double gradient_bytes, int gpu
   return score::metric_median(*nearest);
 }
 
-std::string plan_decode(const ParamValues& p, PipelinePlan& plan) {
+void plan_decode(const ParamValues& p, PipelinePlan& plan) {
   const std::string& decode = p.text("decode");
   const bool profile_decodes = plan.profile.data.decode == score::DecodeKind::jpeg;
   plan.decode_jpeg = decode == "jpeg" || (decode == "auto" && profile_decodes);
   plan.decode_source = decode == "auto" ? fmt::format("profile {} data.decode = {}", plan.profile.name,
                                                       score::to_string(plan.profile.data.decode))
                                         : "--decode " + decode;
-  return "";
 }
 
 std::string plan_comm(const ParamValues& p, const GpuPeak* gpu, PipelinePlan& plan) {
@@ -169,7 +169,7 @@ std::string make_plan(const ProbeContext& ctx, PipelinePlan& plan, const GpuAvai
   if (std::string error = plan_compute(p, gpu, plan); !error.empty()) return error;
   if (std::string error = plan_comm(p, gpu, plan); !error.empty()) return error;
   // JPEGs vary in size: reserve twice the mean per sample; decoded tensors need their own area.
-  const double per_sample = sample_bytes * (plan.decode_jpeg ? 2 : 1) + (plan.decode_jpeg ? 224.0 * 224 * 3 * 4 : 0);
+  const double per_sample = sample_bytes * (plan.decode_jpeg ? 2 : 1) + (plan.decode_jpeg ? static_cast<double>(SampleDecoder::tensor_bytes) : 0);
   // --workers is per GPU, as DDP runs a DataLoader in each GPU's process; each step takes one batch
   // per GPU, so the queue holds at least that many, by default two per worker (prefetch_factor).
   const int per_step = plan.batches_per_step();

@@ -238,10 +238,4 @@ Outcome run_on_dataset(ProbeContext& ctx, const PipelinePlan& plan, const Sample
   return Outcome::ok();
 }
 
-Outcome run_on_dataset(ProbeContext& ctx, const PipelinePlan& plan, const std::vector<std::string>& files,
-                       const std::string& checkpoint_dir, StepDevice* device) {
-  const SampleFiles samples{&files, static_cast<double>(plan.sample_bytes), plan.sample_bytes, true};
-  return run_on_dataset(ctx, plan, samples, checkpoint_dir, device);
-}
-
 }  // namespace nodeaudit::pipeline

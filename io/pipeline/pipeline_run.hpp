@@ -55,6 +55,10 @@ struct SampleFiles {
   std::uint32_t max_bytes = 0;
   bool exact_size = true;
 };
+// Pattern files of exactly `bytes` each (the storage.dataset layout).
+inline SampleFiles pattern_samples(const std::vector<std::string>& files, std::uint32_t bytes) {
+  return {&files, static_cast<double>(bytes), bytes, true};
+}
 
 // Bytes of one batch as a GPU receives it: the decoded tensors, else the samples (one size).
 std::size_t batch_copy_bytes(const PipelinePlan& plan);
@@ -63,9 +67,6 @@ std::size_t batch_copy_bytes(const PipelinePlan& plan);
 // partial ones included when a read fails mid-run. `device` = the real GPUs (plan.real()), else
 // nullptr (emulated).
 Outcome run_on_dataset(ProbeContext& ctx, const PipelinePlan& plan, const SampleFiles& samples,
-                       const std::string& checkpoint_dir, StepDevice* device = nullptr);
-// Pattern files of plan.sample_bytes each (the storage.dataset layout).
-Outcome run_on_dataset(ProbeContext& ctx, const PipelinePlan& plan, const std::vector<std::string>& files,
                        const std::string& checkpoint_dir, StepDevice* device = nullptr);
 
 }  // namespace nodeaudit::pipeline

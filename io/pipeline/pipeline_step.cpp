@@ -108,8 +108,7 @@ Outcome measure_pipeline_step(ProbeContext& ctx) {
   if (!g.error.empty()) return g.out_of_space ? Outcome::bad_input(g.error) : Outcome::failed(g.error);
   ctx.info()["generated"] = {
       {"dir", g.data->dir()}, {"reused", g.data->reused()}, {"bytes", samples * plan.sample_bytes}};
-  const SampleFiles files{&g.data->files(), static_cast<double>(plan.sample_bytes), plan.sample_bytes, true};
-  return run_with_compute(ctx, plan, files, t.target->path);
+  return run_with_compute(ctx, plan, pattern_samples(g.data->files(), plan.sample_bytes), t.target->path);
 }
 
 ProbeSpec make_spec() {

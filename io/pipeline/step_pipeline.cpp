@@ -27,7 +27,7 @@ std::vector<HostBatch> batches_of(const PipelineConfig& config, BatchQueue& queu
   const auto samples = static_cast<std::size_t>(config.samples_per_step);
   for (const std::size_t slot : slots) {
     if (config.decode_jpeg) {
-      const std::size_t bytes = samples * SampleDecoder::tensor_bytes;
+      const std::size_t bytes = queue.tensor_area_bytes();
       batches.push_back({queue.tensors(slot), 1, bytes, bytes});
     } else {
       // Undecoded samples have one size (pattern files): each slot holds sample_bytes of data.
@@ -146,8 +146,7 @@ struct PinnedWhileAlive {
 std::vector<iovec> copied_areas(const PipelineConfig& config, BatchQueue& queue) {
   if (!config.decode_jpeg) return sample_area_iovecs(queue);
   std::vector<iovec> areas;
-  const std::size_t bytes = static_cast<std::size_t>(config.samples_per_step) * SampleDecoder::tensor_bytes;
-  for (std::size_t i = 0; i < queue.depth(); ++i) areas.push_back({queue.tensors(i), bytes});
+  for (std::size_t i = 0; i < queue.depth(); ++i) areas.push_back({queue.tensors(i), queue.tensor_area_bytes()});
   return areas;
 }
 

@@ -190,7 +190,7 @@ TEST(PipelineRun, EveryGpuGetsItsOwnBatchAndTheDeviceStagesAreAccounted) {
   io::GenerateResult g = io::generate_dataset(dir.path, {"t", 64, 4096, 7}, false, [] { return false; });
   ASSERT_EQ(g.error, "");
   FakeTwoGpuDevice device;
-  const Outcome outcome = run_on_dataset(ctx, plan, g.data->files(), dir.path, &device);
+  const Outcome outcome = run_on_dataset(ctx, plan, pattern_samples(g.data->files(), 4096), dir.path, &device);
   if (outcome.status == Status::skipped) GTEST_SKIP() << outcome.reason;
   ASSERT_EQ(outcome.status, Status::ok) << outcome.reason;
   EXPECT_EQ(device.steps, 6);
@@ -221,12 +221,6 @@ TEST(PipelineRun, EveryGpuGetsItsOwnBatchAndTheDeviceStagesAreAccounted) {
   EXPECT_EQ(dir.entries(), 1u);  // the data set only: no checkpoint left behind
 }
 
-}  // namespace
-}  // namespace nodeaudit::pipeline
-
-namespace nodeaudit::pipeline {
-namespace {
-
 TEST(PipelineRun, DeviceFailureStopsCleanlyWithItsOwnFindingAndPartialMetrics) {
   Scratch dir;
   ProbeContext ctx = make_context({{"batch-size", "8"}, {"steps", "10"}, {"workers", "2"}, {"sample-size", "4KiB"},
@@ -239,7 +233,7 @@ TEST(PipelineRun, DeviceFailureStopsCleanlyWithItsOwnFindingAndPartialMetrics) {
   io::GenerateResult g = io::generate_dataset(dir.path, {"t", 64, 4096, 7}, false, [] { return false; });
   ASSERT_EQ(g.error, "");
   FakeTwoGpuDevice device(/*fail_at_step=*/7);
-  const Outcome outcome = run_on_dataset(ctx, plan, g.data->files(), dir.path, &device);
+  const Outcome outcome = run_on_dataset(ctx, plan, pattern_samples(g.data->files(), 4096), dir.path, &device);
   if (outcome.status == Status::skipped) GTEST_SKIP() << outcome.reason;
   ASSERT_EQ(outcome.status, Status::failed);
   EXPECT_NE(outcome.reason.find("fake device failure"), std::string::npos) << outcome.reason;

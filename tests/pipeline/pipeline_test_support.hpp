@@ -68,8 +68,7 @@ inline ProbeRun run_pipeline_probe(const std::string& dir, std::uint64_t files,
   io::GenerateResult g = io::generate_dataset(dir, {"t", files, 4096, 7}, false, [] { return false; });
   EXPECT_EQ(g.error, "");
   if (damage) damage(g.data->files());
-  const SampleFiles samples{&g.data->files(), 4096, 4096, true};
-  return collect(ctx, plan, samples, dir);
+  return collect(ctx, plan, pattern_samples(g.data->files(), 4096), dir);
 }
 
 #define SKIP_WITHOUT_URING(run) \
