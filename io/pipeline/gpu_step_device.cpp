@@ -61,6 +61,7 @@ struct Lane {
   gpu::DeviceBuffer batch, gradients;
   DeviceEvent begin, copied, compute_start, compute_end, comm_end, step_end;
   std::vector<DeviceEvent> bucket_ready;
+  std::size_t copied_bytes = 0;  // this step's batch, as copied between `begin` and `copied`
 
   Lane(int dev, const GpuStepConfig& config, int buckets)
       : device(dev), begin(dev), copied(dev), compute_start(dev), compute_end(dev), comm_end(dev), step_end(dev) {
@@ -189,6 +190,7 @@ class CudaStepDevice final : public StepDevice {
                                  batch.rows, cudaMemcpyHostToDevice, lane.copy),
                fmt::format("cudaMemcpy2DAsync({} bytes to GPU {})", batch.bytes(), lane.device));
     lane.copied.record(lane.copy);
+    lane.copied_bytes = batch.bytes();
     check_cuda(cudaStreamWaitEvent(lane.compute(), lane.copied.get(), 0), "cudaStreamWaitEvent(copied)");
   }
 
@@ -291,6 +293,7 @@ class CudaStepDevice final : public StepDevice {
       if (total <= longest) continue;
       longest = total;
       slowest.copy_s = elapsed_s(lane->begin, lane->copied);
+      slowest.copy_bytes = static_cast<double>(lane->copied_bytes);
       slowest.compute_s = elapsed_s(lane->compute_start, lane->compute_end);  // the launch gap before it is "other"
       slowest.comm_s = elapsed_s(lane->compute_end, lane->step_end);
     }

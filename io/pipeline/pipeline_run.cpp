@@ -70,8 +70,13 @@ void record_stages(ProbeContext& ctx, const PipelineFigures& f, bool copies) {
   const double wall = f.wall_s;
   ctx.add_value("stage_busy_pct", unit::percent, Better::higher, f.compute_s / wall * 100, {{"stage", "compute"}});
   ctx.add_value("stage_busy_pct", unit::percent, Better::lower, f.data_wait_s / wall * 100, {{"stage", "data_wait"}});
-  if (copies)  // emulated compute copies nothing: no figure rather than a zero nobody measured
+  if (copies) {  // emulated compute copies nothing: no figure rather than a zero nobody measured
     ctx.add_value("stage_busy_pct", unit::percent, Better::lower, f.copy_s / wall * 100, {{"stage", "host_to_device"}});
+    // The batches' copy rate while the loaders and GEMMs run beside it: comparable with gpu.pcie's
+    // pinned H2D when the batch buffers were pinned (info.batch_buffers_pinned).
+    if (f.copy_s > 0)
+      ctx.add_value("host_to_device_bandwidth", unit::gbps, Better::higher, f.copy_bytes / f.copy_s / 1e9);
+  }
   ctx.add_value("stage_busy_pct", unit::percent, Better::lower, f.comm_s / wall * 100, {{"stage", "communication"}});
   ctx.add_value("stage_busy_pct", unit::percent, Better::lower, f.checkpoint_s / wall * 100, {{"stage", "checkpoint"}});
   ctx.add_value("stage_busy_pct", unit::percent, Better::lower, f.other_s / wall * 100, {{"stage", "other"}});

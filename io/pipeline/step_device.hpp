@@ -24,9 +24,11 @@ struct HostBatch {
 };
 
 // One step's device stages in seconds, from the GPU that finished the step last: the copy of its
-// batch, its compute, and the all-reduce time not hidden behind that compute.
+// batch, its compute, and the all-reduce time not hidden behind that compute; `copy_bytes` is that
+// GPU's batch (what copy_s moved), so copy_bytes / copy_s is the copy rate the step achieved.
 struct DeviceStepTimes {
   double copy_s = 0, compute_s = 0, comm_s = 0;
+  double copy_bytes = 0;
 };
 
 class StepDevice {

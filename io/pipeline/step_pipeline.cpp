@@ -87,6 +87,7 @@ void run_compute_stage(const PipelineConfig& config, LoaderShared& shared, StepD
     StepTiming t;
     t.data_wait_s = seconds_between(wait_start, device_start);
     t.copy_s = d.copy_s;
+    t.copy_bytes = d.copy_bytes;
     t.compute_s = d.compute_s;
     t.comm_s = d.comm_s;
     t.checkpoint_s = seconds_between(device_end, end);
@@ -189,6 +190,7 @@ PipelineFigures summarize(const PipelineResult& result, int samples_per_step) {
     f.compute_s += result.steps[i].compute_s;
     f.data_wait_s += result.steps[i].data_wait_s;
     f.copy_s += result.steps[i].copy_s;
+    f.copy_bytes += result.steps[i].copy_bytes;
     f.comm_s += result.steps[i].comm_s;
     f.checkpoint_s += result.steps[i].checkpoint_s;
   }

@@ -45,6 +45,7 @@ struct PipelineConfig {
 // One step as the compute stage saw it; `end_s` is from the pipeline start.
 struct StepTiming {
   double data_wait_s = 0, copy_s = 0, compute_s = 0, comm_s = 0, checkpoint_s = 0;
+  double copy_bytes = 0;  // bytes copied in copy_s (the slowest GPU's batch); 0 when nothing is copied
   double end_s = 0;
 };
 
@@ -77,6 +78,7 @@ PipelineResult run_pipeline(const PipelineConfig& config, const std::function<bo
 struct PipelineFigures {
   int timed_steps = 0;
   double wall_s = 0, compute_s = 0, data_wait_s = 0, copy_s = 0, comm_s = 0, checkpoint_s = 0, other_s = 0;
+  double copy_bytes = 0;              // bytes the timed steps' copies moved (real GPUs only)
   double au_pct = 0;                  // compute / (wall - checkpoint stalls)
   double au_with_checkpoint_pct = 0;  // compute / wall
   double samples_per_s = 0;           // consumed by compute (every GPU's batch counted)
