@@ -39,6 +39,8 @@ std::optional<int> numa_node_of(const void* address) {
   return node;
 }
 
+bool mbind_refusal_means_unplaced(int errno_value) { return errno_value == EPERM || errno_value == ENOSYS; }
+
 NodeMemory NodeMemory::allocate(std::uint64_t bytes, std::optional<int> node, std::string& error) {
   NodeMemory memory;
   void* data = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -53,8 +55,15 @@ NodeMemory NodeMemory::allocate(std::uint64_t bytes, std::optional<int> node, st
     mask[static_cast<std::size_t>(*node) / bits_per_word] = 1ul << (static_cast<unsigned>(*node) % bits_per_word);
     // maxnode counts bits; the kernel ignores the last one, hence the +1.
     if (syscall(SYS_mbind, data, bytes, MPOL_PREFERRED, mask.data(), mask.size() * bits_per_word + 1, 0) != 0) {
-      error = fmt::format("mbind(node {}): {}", *node, std::strerror(errno));
-      return NodeMemory{};
+      const int refused = errno;
+      if (!mbind_refusal_means_unplaced(refused)) {
+        error = fmt::format("mbind(node {}): {}", *node, std::strerror(refused));
+        return NodeMemory{};
+      }
+      memory.placement_not_applied_ =
+          fmt::format("mbind(node {}) refused: {} (a container's default seccomp profile refuses it without "
+                      "CAP_SYS_NICE; a kernel without NUMA support lacks it): the pages lie where the kernel put them",
+                      *node, std::strerror(refused));
     }
   }
   const long page = sysconf(_SC_PAGESIZE);
@@ -68,13 +77,16 @@ NodeMemory::~NodeMemory() {
 }
 
 NodeMemory::NodeMemory(NodeMemory&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+    : data_(std::exchange(other.data_, nullptr)),
+      bytes_(std::exchange(other.bytes_, 0)),
+      placement_not_applied_(std::exchange(other.placement_not_applied_, {})) {}
 
 NodeMemory& NodeMemory::operator=(NodeMemory&& other) noexcept {
   if (this != &other) {
     if (data_) munmap(data_, bytes_);
     data_ = std::exchange(other.data_, nullptr);
     bytes_ = std::exchange(other.bytes_, 0);
+    placement_not_applied_ = std::exchange(other.placement_not_applied_, {});
   }
   return *this;
 }

@@ -22,13 +22,21 @@ std::optional<int> pci_device_numa_node(const std::string& pci_devices_dir, cons
 // The NUMA node that holds the page at `address` (get_mempolicy), or std::nullopt.
 std::optional<int> numa_node_of(const void* address);
 
+// True when mbind failing with `errno_value` means "this process may not choose placement" rather
+// than a bad request: EPERM (Docker's and containerd's default seccomp profiles refuse mbind and
+// set_mempolicy without CAP_SYS_NICE) and ENOSYS (a kernel without NUMA support). The memory is
+// then used where the kernel puts it, and the caller says so; EINVAL (no such node) stays an error.
+bool mbind_refusal_means_unplaced(int errno_value);
+
 // Anonymous memory, preferring `node` (MPOL_PREFERRED: a node short of memory falls back rather
 // than killing the process), touched page by page so it is placed before anyone times it.
 // `placed_node` reports where the first and last pages really landed (nullopt if they differ or
 // cannot be read), so a figure never claims a placement it did not get.
 class NodeMemory {
  public:
-  // Empty `error` on success; else what failed ("mbind(node 7): Invalid argument").
+  // Empty `error` on success; else what failed ("mbind(node 7): Invalid argument"). A refused
+  // mbind (see mbind_refusal_means_unplaced) is not an error: the memory is returned unplaced and
+  // placement_not_applied() says why.
   static NodeMemory allocate(std::uint64_t bytes, std::optional<int> node, std::string& error);
   NodeMemory() = default;
   ~NodeMemory();
@@ -40,10 +48,14 @@ class NodeMemory {
   void* data() const { return data_; }
   std::uint64_t bytes() const { return bytes_; }
   std::optional<int> placed_node() const;
+  // Why the requested node was not applied ("mbind(node 1) refused: Operation not permitted ...");
+  // empty when it was applied or none was requested.
+  const std::string& placement_not_applied() const { return placement_not_applied_; }
 
  private:
   void* data_ = nullptr;
   std::uint64_t bytes_ = 0;
+  std::string placement_not_applied_;
 };
 
 }  // namespace nodeaudit::gpu

@@ -8,7 +8,9 @@
 // (Gen5 x16: 32 GT/s * 16 * 128/130 / 8 = 63.0 GB/s), the datasheet ceiling, not a guess.
 // Pitfalls: pageable copies are staged through a driver buffer and are CPU-bound; a host buffer on
 // the far socket also crosses the inter-socket link, so both host buffers are placed on the GPU's
-// NUMA node (NVML, else sysfs) and the node they really landed on is recorded per GPU in info.
+// NUMA node (NVML, else sysfs) and the node they really landed on is recorded per GPU in info. In a
+// container whose seccomp profile refuses mbind the buffers are used unplaced, and info says so
+// (placement_not_applied) rather than losing the H2D/D2H figures.
 // A pageable cudaMemcpyAsync returns only once the driver has staged (H2D) or finished (D2H) the
 // copy, so issued from one thread the GPUs would take turns: in concurrent mode each GPU's copy is
 // issued from its own thread.
@@ -136,6 +138,8 @@ std::string place_host_buffers(ProbeContext& ctx, Endpoint& e, std::optional<int
   placement["requested_numa_node"] = node ? nlohmann::json(*node) : nlohmann::json();
   const auto placed = e.pinned.memory.placed_node();
   placement["placed_numa_node"] = placed ? nlohmann::json(*placed) : nlohmann::json();
+  if (!e.pinned.memory.placement_not_applied().empty())
+    placement["placement_not_applied"] = e.pinned.memory.placement_not_applied();
   return {};
 }
 
