@@ -33,6 +33,21 @@ std::optional<int> pci_device_numa_node(const std::string& pci_devices_dir, cons
   return node;
 }
 
+std::optional<bool> numa_node_has_cpus(const std::string& node_root, int node) {
+  std::ifstream in(fmt::format("{}/node{}/cpulist", node_root, node));
+  if (!in) return std::nullopt;
+  std::string cpus;
+  std::getline(in, cpus);
+  return cpus.find_first_of("0123456789") != std::string::npos;
+}
+
+HostNodeChoice host_node_for_gpu(const std::vector<int>& affinity_nodes, std::optional<int> pci_node, const std::string& node_root) {
+  for (int node : affinity_nodes)
+    if (numa_node_has_cpus(node_root, node).value_or(true)) return {node, "NVML memory affinity"};
+  if (pci_node && numa_node_has_cpus(node_root, *pci_node).value_or(true)) return {pci_node, "sysfs PCI device"};
+  return {std::nullopt, "neither NVML memory affinity nor the PCI device's sysfs entry names a node with CPUs"};
+}
+
 std::optional<int> numa_node_of(const void* address) {
   int node = -1;
   if (syscall(SYS_get_mempolicy, &node, nullptr, 0, address, MPOL_F_NODE | MPOL_F_ADDR) != 0 || node < 0) return std::nullopt;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace nodeaudit::gpu {
 
@@ -18,6 +19,20 @@ std::optional<std::string> sysfs_pci_address(const std::string& bus_id);
 // The NUMA node of a PCI device from <pci_devices_dir>/<address>/numa_node (the kernel writes -1
 // when the platform does not say); std::nullopt when unknown.
 std::optional<int> pci_device_numa_node(const std::string& pci_devices_dir, const std::string& bus_id);
+
+// Whether NUMA node `node` has CPUs, from <node_root>/node<N>/cpulist (empty for a memory-only
+// node); std::nullopt when the file cannot be read. On GH200/GB200 the GPU's own memory appears
+// as such a memory-only node: host buffers placed there would live in the GPU.
+std::optional<bool> numa_node_has_cpus(const std::string& node_root, int node);
+
+// Where a GPU's host buffers belong: the first of the GPU's CPU-affinity nodes (NVML memory
+// affinity) that is not known to be memory-only, else its PCI device's node (sysfs) on the same
+// terms; std::nullopt = leave placement to the kernel. `source` says which one was taken.
+struct HostNodeChoice {
+  std::optional<int> node;
+  std::string source;  // "NVML memory affinity", "sysfs PCI device", or why none
+};
+HostNodeChoice host_node_for_gpu(const std::vector<int>& affinity_nodes, std::optional<int> pci_node, const std::string& node_root);
 
 // The NUMA node that holds the page at `address` (get_mempolicy), or std::nullopt.
 std::optional<int> numa_node_of(const void* address);

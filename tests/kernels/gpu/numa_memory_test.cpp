@@ -43,6 +43,43 @@ TEST(NumaMemory, NodeOfAPciDeviceFromARecordedSysfsTree) {
   fs::remove_all(root);
 }
 
+// A recorded GH200-like node tree: node 0 is the Grace CPU, node 1 the GPU's HBM (memory only, an
+// empty cpulist), node 2 has no cpulist at all (unreadable).
+class HostNodeChoiceTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    fs::create_directories(root_ / "node0");
+    fs::create_directories(root_ / "node1");
+    std::ofstream(root_ / "node0" / "cpulist") << "0-71\n";
+    std::ofstream(root_ / "node1" / "cpulist") << "\n";
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  const fs::path root_ = fs::temp_directory_path() / ("nodeaudit-nodes-" + std::to_string(getpid()));
+};
+
+TEST_F(HostNodeChoiceTest, AMemoryOnlyNodeIsRecognised) {
+  EXPECT_EQ(numa_node_has_cpus(root_.string(), 0), true);
+  EXPECT_EQ(numa_node_has_cpus(root_.string(), 1), false);
+  EXPECT_FALSE(numa_node_has_cpus(root_.string(), 2).has_value());
+}
+
+TEST_F(HostNodeChoiceTest, HostBuffersGoToTheCpuNodeNeverToTheGpusOwnMemoryNode) {
+  // NVML names the HBM node first and the CPU node second: the CPU node is taken.
+  const HostNodeChoice affinity = host_node_for_gpu({1, 0}, 1, root_.string());
+  EXPECT_EQ(affinity.node, 0);
+  EXPECT_EQ(affinity.source, "NVML memory affinity");
+  // No affinity from NVML: the PCI device's sysfs node is used when it has CPUs...
+  const HostNodeChoice pci = host_node_for_gpu({}, 0, root_.string());
+  EXPECT_EQ(pci.node, 0);
+  EXPECT_EQ(pci.source, "sysfs PCI device");
+  // ...and nothing is placed when every candidate is memory only.
+  const HostNodeChoice none = host_node_for_gpu({1}, 1, root_.string());
+  EXPECT_FALSE(none.node.has_value());
+  EXPECT_NE(none.source.find("with CPUs"), std::string::npos) << none.source;
+  // A node whose cpulist cannot be read is not known to be memory only: it is used.
+  EXPECT_EQ(host_node_for_gpu({2}, std::nullopt, root_.string()).node, 2);
+}
+
 TEST(NumaMemory, BufferLandsOnTheRequestedNodeAndIsTouched) {
   std::string error;
   NodeMemory memory = NodeMemory::allocate(16ull << 20, 0, error);
