@@ -114,9 +114,12 @@ double timed_run(const Engine& e, const CollectiveLayout& layout, int iterations
 }
 
 void poison_receive_buffers(const Engine& e, const CollectiveLayout& layout) {
-  for (int r = 0; r < e.comms.local_count(); ++r)  // 0xFF bytes are NaN floats: never an expected value
+  for (int r = 0; r < e.comms.local_count(); ++r) {  // 0xFF bytes are NaN floats: never an expected value
+    // The stream belongs to GPU r: an async call on it must be issued with that GPU current.
+    check_cuda(cudaSetDevice(e.comms.device(r)), fmt::format("cudaSetDevice({})", e.comms.device(r)));
     check_cuda(cudaMemsetAsync(e.recv[r].get(), 0xFF, layout.recv_elements * kElementBytes, e.comms.stream(r)),
                fmt::format("cudaMemsetAsync(receive buffer, GPU {})", e.comms.device(r)));
+  }
 }
 
 void fill_send_buffers(const Engine& e, std::uint64_t elements) {
