@@ -29,7 +29,9 @@ constexpr int pcie_tx = 0, pcie_rx = 1;
 constexpr nvmlReturn_t nvml_insufficient_size = 7;  // a page-count query with a zero-sized buffer
 constexpr int retirement_multiple_single_bit = 0, retirement_double_bit = 1;
 constexpr int affinity_scope_node = 0;          // NVML_AFFINITY_SCOPE_NODE
+constexpr unsigned nvlink_max_links = 18;       // NVML_NVLINK_MAX_LINKS
 constexpr unsigned max_numa_nodes = 1024;       // the kernel's largest MAX_NUMNODES
+constexpr int feature_enabled = 1;              // NVML_FEATURE_ENABLED
 
 template <typename Fn>
 Fn load(void* lib, const char* name) {
@@ -74,6 +76,8 @@ struct Nvml::Api {
   nvmlReturn_t (*retired_pending)(nvmlDevice_t, int*) = nullptr;
   nvmlReturn_t (*remapping)(nvmlDevice_t, unsigned*, unsigned*, unsigned*, unsigned*) = nullptr;
   nvmlReturn_t (*memory_affinity)(nvmlDevice_t, unsigned, unsigned long*, int) = nullptr;
+  nvmlReturn_t (*pcie_replays)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*nvlink_state)(nvmlDevice_t, unsigned, int*) = nullptr;
 
   nvmlDevice_t device(int index) const {
     nvmlDevice_t d = nullptr;
@@ -130,6 +134,8 @@ Nvml::Nvml() {
   api->retired_pending = load<decltype(api->retired_pending)>(lib, "nvmlDeviceGetRetiredPagesPendingStatus");
   api->remapping = load<decltype(api->remapping)>(lib, "nvmlDeviceGetRemappingInfo");
   api->memory_affinity = load<decltype(api->memory_affinity)>(lib, "nvmlDeviceGetMemoryAffinity");
+  api->pcie_replays = load<decltype(api->pcie_replays)>(lib, "nvmlDeviceGetPcieReplayCounter");
+  api->nvlink_state = load<decltype(api->nvlink_state)>(lib, "nvmlDeviceGetNvLinkState");
   const nvmlReturn_t rc = api->init();
   if (rc != nvml_success) {
     why_ = fmt::format("nvmlInit_v2 failed: {} (code {})", api->error_string(rc), rc);
@@ -240,6 +246,19 @@ NvmlMemoryRepair Nvml::memory_repair(int index) const {
     repair.row_remap_pending = remap_pending != 0, repair.row_remap_failed = failed != 0;
   }
   return repair;
+}
+
+NvmlLinkHealth Nvml::link_health(int index) const {
+  NvmlLinkHealth health;
+  nvmlDevice_t d = api_ ? api_->device(index) : nullptr;
+  if (d == nullptr) return health;
+  health.pcie_replays = read_unsigned(api_->pcie_replays, d);
+  // A link the GPU does not have answers not-supported or invalid-argument: it is left out.
+  for (unsigned link = 0; api_->nvlink_state && link < nvlink_max_links; ++link) {
+    int state = 0;
+    if (api_->nvlink_state(d, link, &state) == nvml_success) health.nvlink_up.emplace_back(link, state == feature_enabled);
+  }
+  return health;
 }
 
 NvmlReading Nvml::read(int index, bool with_pcie_throughput) const {

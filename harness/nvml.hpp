@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nodeaudit {
@@ -34,6 +35,13 @@ struct NvmlMemoryRepair {
   std::optional<bool> retired_pages_pending;
   std::optional<unsigned> remapped_rows_correctable, remapped_rows_uncorrectable;
   std::optional<bool> row_remap_pending, row_remap_failed;
+};
+
+// Link health. PCIe replays are packets the link had to resend (nvmlDeviceGetPcieReplayCounter,
+// since the driver loaded); NVLink state per link the driver answers for (nvmlDeviceGetNvLinkState).
+struct NvmlLinkHealth {
+  std::optional<unsigned> pcie_replays;
+  std::vector<std::pair<unsigned, bool>> nvlink_up;  // {link, up}; empty: no NVLink or the call is missing
 };
 
 struct NvmlReading {
@@ -69,6 +77,7 @@ class Nvml {
   // for about 40 ms per GPU: only `watch`, which diagnoses PCIe-bound idle time, asks for it.
   NvmlReading read(int index, bool with_pcie_throughput = false) const;
   NvmlMemoryRepair memory_repair(int index) const;
+  NvmlLinkHealth link_health(int index) const;
 
  private:
   struct Api;

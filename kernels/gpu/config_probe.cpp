@@ -37,6 +37,7 @@ Outcome run_config(ProbeContext& ctx) {
         if (info.sm_clock_max_mhz) reading.sm_clock_max_mhz = info.sm_clock_max_mhz;
         reading.power_limit_w = info.power_limit_w, reading.power_limit_default_w = info.power_limit_default_w;
         reading.repair = nvml.memory_repair(*index);
+        reading.links = nvml.link_health(*index);
       }
       for (auto& f : check_gpu_config(reading)) findings.push_back(std::move(f));
     }
