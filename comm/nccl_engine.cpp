@@ -89,13 +89,15 @@ struct Engine {
   std::vector<DeviceBuffer> send, recv;
 };
 
+// One grouped launch over this process's GPUs; Communicators::grouped holds the abort off for its
+// duration, refuses to start once aborted, and closes the group if a launch throws.
 void launch(const Engine& e, const CollectiveLayout& layout) {
-  check_nccl(ncclGroupStart(), "ncclGroupStart");
-  for (int r = 0; r < e.comms.local_count(); ++r)
-    check_nccl(launch_on_rank(e.kind, layout, e.send[r].floats(), e.recv[r].floats(), e.comms.world_size(), e.comms.comm(r),
-                              e.comms.stream(r)),
-               fmt::format("nccl {} of {} B on GPU {}", collective_name(e.kind), layout.size_bytes, e.comms.device(r)));
-  check_nccl(ncclGroupEnd(), fmt::format("ncclGroupEnd ({} of {} B)", collective_name(e.kind), layout.size_bytes));
+  e.comms.grouped(fmt::format("{} of {} B", collective_name(e.kind), layout.size_bytes), [&](const Communicators::Locked& locked) {
+    for (int r = 0; r < e.comms.local_count(); ++r)
+      check_nccl(launch_on_rank(e.kind, layout, e.send[r].floats(), e.recv[r].floats(), e.comms.world_size(), locked.comm(r),
+                                e.comms.stream(r)),
+                 fmt::format("nccl {} of {} B on GPU {}", collective_name(e.kind), layout.size_bytes, e.comms.device(r)));
+  });
 }
 
 void wait_for_gpus(const Engine& e) {
@@ -112,9 +114,12 @@ double timed_run(const Engine& e, const CollectiveLayout& layout, int iterations
 }
 
 void poison_receive_buffers(const Engine& e, const CollectiveLayout& layout) {
-  for (int r = 0; r < e.comms.local_count(); ++r)  // 0xFF bytes are NaN floats: never an expected value
+  for (int r = 0; r < e.comms.local_count(); ++r) {  // 0xFF bytes are NaN floats: never an expected value
+    // The stream belongs to GPU r: an async call on it must be issued with that GPU current.
+    check_cuda(cudaSetDevice(e.comms.device(r)), fmt::format("cudaSetDevice({})", e.comms.device(r)));
     check_cuda(cudaMemsetAsync(e.recv[r].get(), 0xFF, layout.recv_elements * kElementBytes, e.comms.stream(r)),
                fmt::format("cudaMemsetAsync(receive buffer, GPU {})", e.comms.device(r)));
+  }
 }
 
 void fill_send_buffers(const Engine& e, std::uint64_t elements) {

@@ -95,18 +95,52 @@ void Communicators::init_rank(int device, int world_ranks, const ncclUniqueId& i
 }
 
 void Communicators::abort_all() {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(mutex_);  // waits for an NCCL call in progress on the main thread
   if (aborted_) return;
   aborted_ = true;
-  for (ncclComm_t c : comms_) ncclCommAbort(c);
-  comms_.clear();
+  for (ncclComm_t& c : comms_) {
+    if (c) ncclCommAbort(c);  // its result is moot: the communicator is gone either way
+    c = nullptr;
+  }
+}
+
+void Communicators::throw_if_aborted_locked(const std::string& what) const {
+  if (aborted_) throw CommFailure(fmt::format("{}: the communicators were aborted", what));
+}
+
+void Communicators::grouped(const std::string& what, const std::function<void(const Locked&)>& enqueue) {
+  std::lock_guard lock(mutex_);
+  throw_if_aborted_locked(what);
+  check_nccl(ncclGroupStart(), fmt::format("ncclGroupStart ({})", what));
+  // Closes the group if `enqueue` throws; its own result is moot then (the first error is reported).
+  struct GroupCloser {
+    bool open = true;
+    ~GroupCloser() {
+      if (open) ncclGroupEnd();
+    }
+  } closer;
+  enqueue(Locked(*this));
+  closer.open = false;
+  check_nccl(ncclGroupEnd(), fmt::format("ncclGroupEnd ({})", what));
+}
+
+void Communicators::check_async_errors() {
+  std::lock_guard lock(mutex_);
+  throw_if_aborted_locked("checking for NCCL errors");
+  for (int r = 0; r < local_count(); ++r) {
+    ncclResult_t async = ncclSuccess;
+    check_nccl(ncclCommGetAsyncError(comms_[static_cast<std::size_t>(r)], &async),
+               fmt::format("ncclCommGetAsyncError(GPU {})", devices_[r]));
+    check_nccl(async, fmt::format("NCCL on GPU {} (asynchronous error)", devices_[r]));
+  }
 }
 
 Communicators::~Communicators() {
   {
     std::lock_guard lock(mutex_);
     if (!aborted_)
-      for (ncclComm_t c : comms_) ncclCommDestroy(c);
+      for (ncclComm_t c : comms_)
+        if (c) ncclCommDestroy(c);
   }
   for (int r = 0; r < local_count(); ++r) {
     cudaSetDevice(devices_[r]);
@@ -133,11 +167,7 @@ void Communicators::wait(const std::function<bool()>& stop_waiting) {
       if (state == cudaSuccess) break;
       if (state != cudaErrorNotReady) check_cuda(state, fmt::format("cudaStreamQuery(GPU {})", devices_[r]));
       if (stop_waiting()) throw CommFailure(fmt::format("waiting for GPU {} was stopped", devices_[r]));
-      std::lock_guard lock(mutex_);
-      if (aborted_) throw CommFailure("the communicators were aborted");
-      ncclResult_t async = ncclSuccess;
-      check_nccl(ncclCommGetAsyncError(comms_[r], &async), fmt::format("ncclCommGetAsyncError(GPU {})", devices_[r]));
-      check_nccl(async, fmt::format("NCCL on GPU {} (asynchronous error)", devices_[r]));
+      check_async_errors();
       std::this_thread::yield();
     }
   }

@@ -55,11 +55,29 @@ class DeviceBuffer {
 // The communicators this process drives, one non-blocking stream per GPU with a start and a stop
 // event: every rank of the collective in one process (init: ncclCommInitAll), or this MPI
 // process's single rank of a job-wide communicator (init_rank: ncclCommInitRank). Index `i`
-// below is local (0..local_count); global_rank(i) is its rank in the collective. abort_all()
-// may be called from another thread (the watchdog); afterwards the communicators are gone and
-// every later call fails, which the engine reports as a timeout.
+// below is local (0..local_count); global_rank(i) is its rank in the collective.
+//
+// abort_all() may be called from another thread (the watchdog). NCCL forbids concurrent calls on
+// one blocking communicator, so the handles are reachable only through grouped() and
+// check_async_errors(), which hold the lock for the whole NCCL call and check the aborted flag
+// first: an abort waits for a call in progress and every call after it throws CommFailure (which
+// the engine reports as a timeout), never reaching a freed communicator. The handles stay in
+// place (nulled) until the destructor, so no index ever runs off an emptied vector. A blocking
+// ncclGroupEnd that never returns holds the abort off; the harness's process deadline ends that
+// case (status timeout).
 class Communicators {
  public:
+  // The communicators as seen inside grouped(): only valid while its lock is held.
+  class Locked {
+   public:
+    ncclComm_t comm(int i) const { return owner_.comms_[static_cast<std::size_t>(i)]; }
+
+   private:
+    friend class Communicators;
+    explicit Locked(const Communicators& owner) : owner_(owner) {}
+    const Communicators& owner_;
+  };
+
   Communicators() = default;
   ~Communicators();
   Communicators(const Communicators&) = delete;
@@ -72,8 +90,16 @@ class Communicators {
   int world_size() const { return world_ranks_; }
   int global_rank(int i) const { return first_rank_ + i; }
   int device(int i) const { return devices_[i]; }
-  ncclComm_t comm(int i) const { return comms_[i]; }
   cudaStream_t stream(int i) const { return streams_[i]; }
+
+  // ncclGroupStart, `enqueue` (which makes its NCCL calls on locked.comm(i)), ncclGroupEnd, all
+  // under the lock and only if not aborted. The group is closed on every path: an exception from
+  // `enqueue` ends the group before it leaves (a thread left inside a group would run the next
+  // abort or destroy inside it). `what` names the launch in errors.
+  void grouped(const std::string& what, const std::function<void(const Locked&)>& enqueue);
+  // ncclCommGetAsyncError on every local communicator under the lock; throws CommFailure on an
+  // asynchronous error or when the communicators were aborted.
+  void check_async_errors();
 
   void record_start();
   void record_stop();
@@ -87,12 +113,14 @@ class Communicators {
   void create_streams();
   // Keeps `comms` unless the watchdog fired while they were being created.
   void adopt(std::vector<ncclComm_t> comms, const std::string& call);
+  // Throws when aborted; the caller holds mutex_.
+  void throw_if_aborted_locked(const std::string& what) const;
 
   std::mutex mutex_;
   bool aborted_ = false;
   int world_ranks_ = 0, first_rank_ = 0;
   std::vector<int> devices_;
-  std::vector<ncclComm_t> comms_;
+  std::vector<ncclComm_t> comms_;  // guarded by mutex_; nulled (never erased) by abort_all
   std::vector<cudaStream_t> streams_;
   std::vector<cudaEvent_t> starts_, stops_;
 };

@@ -94,6 +94,7 @@ nlohmann::json collect_gpus(const Nvml& nvml, nlohmann::json& env) {
     };
     put("memory_total_bytes", d.memory_total_bytes);
     put("numa_node", d.numa_node);
+    if (!d.cpu_numa_nodes.empty()) g["cpu_numa_nodes"] = d.cpu_numa_nodes;
     put("pcie_gen_current", d.pcie_gen_current);
     put("pcie_gen_max", d.pcie_gen_max);
     put("pcie_width_current", d.pcie_width_current);

@@ -28,6 +28,10 @@ constexpr int ecc_uncorrected = 1, ecc_volatile = 0;
 constexpr int pcie_tx = 0, pcie_rx = 1;
 constexpr nvmlReturn_t nvml_insufficient_size = 7;  // a page-count query with a zero-sized buffer
 constexpr int retirement_multiple_single_bit = 0, retirement_double_bit = 1;
+constexpr int affinity_scope_node = 0;          // NVML_AFFINITY_SCOPE_NODE
+constexpr unsigned nvlink_max_links = 18;       // NVML_NVLINK_MAX_LINKS
+constexpr unsigned max_numa_nodes = 1024;       // the kernel's largest MAX_NUMNODES
+constexpr int feature_enabled = 1;              // NVML_FEATURE_ENABLED
 
 template <typename Fn>
 Fn load(void* lib, const char* name) {
@@ -71,6 +75,9 @@ struct Nvml::Api {
   nvmlReturn_t (*retired_pages)(nvmlDevice_t, int, unsigned*, unsigned long long*) = nullptr;
   nvmlReturn_t (*retired_pending)(nvmlDevice_t, int*) = nullptr;
   nvmlReturn_t (*remapping)(nvmlDevice_t, unsigned*, unsigned*, unsigned*, unsigned*) = nullptr;
+  nvmlReturn_t (*memory_affinity)(nvmlDevice_t, unsigned, unsigned long*, int) = nullptr;
+  nvmlReturn_t (*pcie_replays)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*nvlink_state)(nvmlDevice_t, unsigned, int*) = nullptr;
 
   nvmlDevice_t device(int index) const {
     nvmlDevice_t d = nullptr;
@@ -126,6 +133,9 @@ Nvml::Nvml() {
   api->retired_pages = load<decltype(api->retired_pages)>(lib, "nvmlDeviceGetRetiredPages");
   api->retired_pending = load<decltype(api->retired_pending)>(lib, "nvmlDeviceGetRetiredPagesPendingStatus");
   api->remapping = load<decltype(api->remapping)>(lib, "nvmlDeviceGetRemappingInfo");
+  api->memory_affinity = load<decltype(api->memory_affinity)>(lib, "nvmlDeviceGetMemoryAffinity");
+  api->pcie_replays = load<decltype(api->pcie_replays)>(lib, "nvmlDeviceGetPcieReplayCounter");
+  api->nvlink_state = load<decltype(api->nvlink_state)>(lib, "nvmlDeviceGetNvLinkState");
   const nvmlReturn_t rc = api->init();
   if (rc != nvml_success) {
     why_ = fmt::format("nvmlInit_v2 failed: {} (code {})", api->error_string(rc), rc);
@@ -190,6 +200,11 @@ NvmlDeviceInfo Nvml::device_info(int index) const {
   nvmlMemory_t mem{};
   if (api_->memory && api_->memory(d, &mem) == nvml_success) info.memory_total_bytes = mem.total;
   if (auto numa = read_unsigned(api_->numa, d)) info.numa_node = static_cast<int>(*numa);
+  if (api_->memory_affinity) {
+    std::vector<unsigned long> node_mask(max_numa_nodes / (8 * sizeof(unsigned long)), 0);
+    if (api_->memory_affinity(d, static_cast<unsigned>(node_mask.size()), node_mask.data(), affinity_scope_node) == nvml_success)
+      info.cpu_numa_nodes = numa_nodes_in_mask(node_mask);
+  }
   info.pcie_gen_current = read_unsigned(api_->gen_cur, d);
   info.pcie_gen_max = read_unsigned(api_->gen_max, d);
   info.pcie_width_current = read_unsigned(api_->width_cur, d);
@@ -233,6 +248,19 @@ NvmlMemoryRepair Nvml::memory_repair(int index) const {
   return repair;
 }
 
+NvmlLinkHealth Nvml::link_health(int index) const {
+  NvmlLinkHealth health;
+  nvmlDevice_t d = api_ ? api_->device(index) : nullptr;
+  if (d == nullptr) return health;
+  health.pcie_replays = read_unsigned(api_->pcie_replays, d);
+  // A link the GPU does not have answers not-supported or invalid-argument: it is left out.
+  for (unsigned link = 0; api_->nvlink_state && link < nvlink_max_links; ++link) {
+    int state = 0;
+    if (api_->nvlink_state(d, link, &state) == nvml_success) health.nvlink_up.emplace_back(link, state == feature_enabled);
+  }
+  return health;
+}
+
 NvmlReading Nvml::read(int index, bool with_pcie_throughput) const {
   NvmlReading r;
   nvmlDevice_t d = api_ ? api_->device(index) : nullptr;
@@ -257,6 +285,15 @@ NvmlReading Nvml::read(int index, bool with_pcie_throughput) const {
   if (api_->ecc_count && api_->ecc_count(d, ecc_uncorrected, ecc_volatile, &ecc) == nvml_success)
     r.ecc_volatile_uncorrected = ecc;
   return r;
+}
+
+std::vector<int> numa_nodes_in_mask(const std::vector<unsigned long>& words) {
+  constexpr unsigned bits_per_word = 8 * sizeof(unsigned long);
+  std::vector<int> nodes;
+  for (std::size_t w = 0; w < words.size(); ++w)
+    for (unsigned bit = 0; bit < bits_per_word; ++bit)
+      if (words[w] & (1ul << bit)) nodes.push_back(static_cast<int>(w * bits_per_word + bit));
+  return nodes;
 }
 
 std::vector<std::string> throttle_reason_names(unsigned long long mask) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nodeaudit {
@@ -14,7 +15,12 @@ struct NvmlDeviceInfo {
   int index = 0;
   std::string name, uuid, pci_bus_id, serial;
   std::optional<unsigned long long> memory_total_bytes;
+  // nvmlDeviceGetNumaNodeId: the GPU's own memory as a NUMA node (GH200/GB200 expose HBM so);
+  // not where host buffers for this GPU belong. Absent on most systems.
   std::optional<int> numa_node;
+  // The CPU NUMA nodes nearest the GPU (nvmlDeviceGetMemoryAffinity, node scope), lowest first:
+  // where host buffers for this GPU belong. Empty when the driver does not say.
+  std::vector<int> cpu_numa_nodes;
   std::optional<unsigned> pcie_gen_current, pcie_gen_max, pcie_width_current, pcie_width_max;
   std::optional<bool> persistence_mode, ecc_enabled, mig_enabled;
   std::optional<double> sm_clock_max_mhz;  // nvmlDeviceGetMaxClockInfo(SM)
@@ -31,12 +37,23 @@ struct NvmlMemoryRepair {
   std::optional<bool> row_remap_pending, row_remap_failed;
 };
 
+// Link health. PCIe replays are packets the link had to resend (nvmlDeviceGetPcieReplayCounter,
+// since the driver loaded); NVLink state per link the driver answers for (nvmlDeviceGetNvLinkState).
+struct NvmlLinkHealth {
+  std::optional<unsigned> pcie_replays;
+  std::vector<std::pair<unsigned, bool>> nvlink_up;  // {link, up}; empty: no NVLink or the call is missing
+};
+
 struct NvmlReading {
   std::optional<double> util_pct, mem_used_bytes, power_w, temp_c, sm_clock_mhz, mem_clock_mhz;
   std::optional<double> pcie_rx_bytes_per_s, pcie_tx_bytes_per_s;
   std::optional<unsigned long long> throttle_reasons;  // bit mask, see throttle_reason_names
   std::optional<unsigned long long> ecc_volatile_uncorrected;
 };
+
+// The node numbers set in a node mask of unsigned longs (bit n of word n / bits-per-word is node n),
+// as nvmlDeviceGetMemoryAffinity and the kernel's nodemasks lay it out; lowest first.
+std::vector<int> numa_nodes_in_mask(const std::vector<unsigned long>& words);
 
 // Names of the bits set in an NVML clocks-event (throttle) mask: "sw_power_cap", "hw_slowdown", ...
 std::vector<std::string> throttle_reason_names(unsigned long long mask);
@@ -60,6 +77,7 @@ class Nvml {
   // for about 40 ms per GPU: only `watch`, which diagnoses PCIe-bound idle time, asks for it.
   NvmlReading read(int index, bool with_pcie_throughput = false) const;
   NvmlMemoryRepair memory_repair(int index) const;
+  NvmlLinkHealth link_health(int index) const;
 
  private:
   struct Api;

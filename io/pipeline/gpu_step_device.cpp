@@ -245,19 +245,14 @@ class CudaStepDevice final : public StepDevice {
     const ncclDataType_t type = a.element_bytes == 2 ? ncclBfloat16 : ncclFloat;
     for (std::uint64_t offset = 0; offset < a.bucket_bytes(); offset += a.buffer_bytes) {
       const std::uint64_t bytes = std::min(a.buffer_bytes, a.bucket_bytes() - offset);
-      comm::check_nccl(ncclGroupStart(), "ncclGroupStart");
-      try {
+      comms_->grouped(fmt::format("all-reduce of {} bytes", bytes), [&](const comm::Communicators::Locked& locked) {
         for (std::size_t i = 0; i < lanes_.size(); ++i) {
           void* data = lanes_[i]->gradients.get();
-          comm::check_nccl(ncclAllReduce(data, data, bytes / a.element_bytes, type, ncclSum,
-                                         comms_->comm(static_cast<int>(i)), comms_->stream(static_cast<int>(i))),
+          comm::check_nccl(ncclAllReduce(data, data, bytes / a.element_bytes, type, ncclSum, locked.comm(static_cast<int>(i)),
+                                         comms_->stream(static_cast<int>(i))),
                            fmt::format("ncclAllReduce({} bytes, GPU {})", bytes, lanes_[i]->device));
         }
-      } catch (...) {
-        ncclGroupEnd();  // never leave the thread inside a group (abort and destroy would run in it)
-        throw;
-      }
-      comm::check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+      });
     }
   }
 
@@ -268,13 +263,7 @@ class CudaStepDevice final : public StepDevice {
       const cudaError_t state = cudaEventQuery(event.get());
       if (state == cudaSuccess) return;
       if (state != cudaErrorNotReady) check_cuda(state, fmt::format("cudaEventQuery(GPU {})", device));
-      if (communicating_) {
-        for (int i = 0; i < comms_->local_count(); ++i) {
-          ncclResult_t async = ncclSuccess;
-          comm::check_nccl(ncclCommGetAsyncError(comms_->comm(i), &async), "ncclCommGetAsyncError");
-          comm::check_nccl(async, fmt::format("NCCL on GPU {} (asynchronous error)", comms_->device(i)));
-        }
-      }
+      if (communicating_) comms_->check_async_errors();
       if (should_stop_()) {
         if (comms_) comms_->abort_all();
         throw gpu::CudaFailure(fmt::format("stopped while waiting for GPU {}", device));

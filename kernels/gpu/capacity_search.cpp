@@ -22,10 +22,15 @@ std::uint64_t largest_single_allocation(DeviceAllocator& allocator, std::uint64_
   return lo * granularity_bytes;
 }
 
-ChunkedAllocation allocate_in_chunks(DeviceAllocator& allocator, std::uint64_t chunk_bytes, std::uint64_t min_chunk_bytes) {
+ChunkedAllocation allocate_in_chunks(DeviceAllocator& allocator, std::uint64_t chunk_bytes, std::uint64_t min_chunk_bytes,
+                                     std::uint64_t limit_bytes) {
   ChunkedAllocation held;
   min_chunk_bytes = std::max<std::uint64_t>(min_chunk_bytes, 1);
   while (chunk_bytes >= min_chunk_bytes && allocator.error().empty()) {
+    if (chunk_bytes > limit_bytes - held.total_bytes) {
+      chunk_bytes /= 2;
+      continue;
+    }
     void* p = allocator.allocate(chunk_bytes);
     if (!p) {
       chunk_bytes /= 2;
@@ -36,6 +41,10 @@ ChunkedAllocation allocate_in_chunks(DeviceAllocator& allocator, std::uint64_t c
     held.total_bytes += chunk_bytes;
   }
   return held;
+}
+
+std::uint64_t integrity_allocation_limit(std::uint64_t free_bytes, std::uint64_t margin_bytes) {
+  return free_bytes > margin_bytes ? free_bytes - margin_bytes : 0;
 }
 
 void release_all(DeviceAllocator& allocator, ChunkedAllocation& held) {

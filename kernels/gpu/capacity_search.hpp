@@ -33,8 +33,17 @@ struct ChunkedAllocation {
   std::vector<std::uint64_t> sizes;
   std::uint64_t total_bytes = 0;
 };
+// `limit_bytes` caps the total held: a chunk that would pass it is halved like one that does not fit.
 ChunkedAllocation allocate_in_chunks(DeviceAllocator& allocator, std::uint64_t chunk_bytes,
-                                     std::uint64_t min_chunk_bytes);
+                                     std::uint64_t min_chunk_bytes, std::uint64_t limit_bytes = UINT64_MAX);
+
+// What gpu.memory-integrity leaves free. Taking the last few MiB makes the driver's own later
+// allocations (a kernel's first launch, cuBLAS handles, other processes' contexts) fail in ways
+// that read as memory faults; memtest-style GPU tools keep 64-256 MiB, and 256 MiB is the safe end.
+constexpr std::uint64_t integrity_margin_bytes = 256ull << 20;
+// The most the integrity test takes when `free_bytes` are free: free minus the margin, 0 when the
+// margin is all there is.
+std::uint64_t integrity_allocation_limit(std::uint64_t free_bytes, std::uint64_t margin_bytes);
 void release_all(DeviceAllocator& allocator, ChunkedAllocation& held);
 
 // Owns a chunked allocation and releases it when it goes out of scope, so a CUDA failure (an

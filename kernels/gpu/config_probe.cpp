@@ -1,4 +1,6 @@
 // gpu.config — configuration checks read from NVML and the CUDA runtime; rules in config_rules.cpp.
+// PCIe replay counts and NVLink state come from NVML here; Xid events in the kernel log are read by
+// host.config, which still runs when a GPU has fallen off the bus and CUDA no longer sees it.
 // Pitfall: an idle GPU lowers its PCIe generation to save power, so a low generation at idle is
 // reported as info only; gpu.pcie measures the link under load.
 #include <fmt/format.h>
@@ -37,6 +39,7 @@ Outcome run_config(ProbeContext& ctx) {
         if (info.sm_clock_max_mhz) reading.sm_clock_max_mhz = info.sm_clock_max_mhz;
         reading.power_limit_w = info.power_limit_w, reading.power_limit_default_w = info.power_limit_default_w;
         reading.repair = nvml.memory_repair(*index);
+        reading.links = nvml.link_health(*index);
       }
       for (auto& f : check_gpu_config(reading)) findings.push_back(std::move(f));
     }

@@ -1,6 +1,7 @@
 // Rules of gpu.config. Expected: persistence on, ECC on, MIG off, link at its maximum generation
 // and width, application clocks not locked low, the power limit at the board's default, no pending
-// page retirement or row remap and no failed remap, and a driver that supports the CUDA runtime the binary was built with.
+// page retirement or row remap and no failed remap, no PCIe replays, every NVLink up (when some
+// are), and a driver that supports the CUDA runtime the binary was built with.
 #include "config_rules.hpp"
 
 #include <fmt/format.h>
@@ -80,6 +81,50 @@ void check_power_limit(std::vector<ConfigFinding>& out, const GpuConfigReading& 
                    fmt::format("GPU {}: power limit is {:.0f} W; the board's default is {:.0f} W (expected the default: "
                                "nvidia-smi -pl {:.0f})", g.index, *g.power_limit_w, *g.power_limit_default_w, *g.power_limit_default_w)});
 }
+// A replay is a packet the link layer resent because it arrived damaged: a sound link has none, and
+// a count that grows under load costs PCIe bandwidth (a marginal slot, riser, retimer or cable).
+void check_pcie_replays(std::vector<ConfigFinding>& out, const GpuConfigReading& g) {
+  const auto& replays = g.links.pcie_replays;
+  if (!replays) {
+    out.push_back({Severity::info, "gpu_config.pcie_replays",
+                   fmt::format("GPU {}: PCIe replay counter could not be read (nvmlDeviceGetPcieReplayCounter): not judged", g.index)});
+  } else if (*replays > 0) {
+    out.push_back({Severity::warn, "gpu_config.pcie_replays",
+                   fmt::format("GPU {}: {} PCIe replays since the driver loaded; expected 0: the link resent packets that arrived "
+                               "damaged (reseat the card, check the riser or retimer; a count that grows during gpu.pcie costs "
+                               "bandwidth)", g.index, *replays)});
+  } else {
+    out.push_back({Severity::info, "gpu_config.pcie_replays", fmt::format("GPU {}: 0 PCIe replays since the driver loaded; expected 0", g.index)});
+  }
+}
+
+// Some links down while others are up halves (or worse) the GPU's NVLink bandwidth; none up is a
+// PCIe board without a bridge as often as a fault, so it is stated, not judged.
+void check_nvlinks(std::vector<ConfigFinding>& out, const GpuConfigReading& g) {
+  const auto& links = g.links.nvlink_up;
+  if (links.empty()) {
+    out.push_back({Severity::info, "gpu_config.nvlink",
+                   fmt::format("GPU {}: no NVLink state reported (a GPU without NVLink, or a driver without nvmlDeviceGetNvLinkState)", g.index)});
+    return;
+  }
+  std::string down;
+  int down_count = 0;
+  for (const auto& [link, up] : links)
+    if (!up) down += fmt::format("{}{}", down.empty() ? "" : ", ", link), ++down_count;
+  const int total = static_cast<int>(links.size());
+  if (down_count == 0) {
+    out.push_back({Severity::info, "gpu_config.nvlink", fmt::format("GPU {}: all {} NVLinks up; expected all up", g.index, total)});
+  } else if (down_count == total) {
+    out.push_back({Severity::info, "gpu_config.nvlink",
+                   fmt::format("GPU {}: none of its {} NVLinks is up: a PCIe board without an NVLink bridge, or on an SXM board a "
+                               "fault (nvidia-smi nvlink -s); not judged", g.index, total)});
+  } else {
+    out.push_back({Severity::warn, "gpu_config.nvlink",
+                   fmt::format("GPU {}: NVLink {} down ({} of {} up); expected every link up: GPU-to-GPU traffic loses that "
+                               "bandwidth (reset the GPU; check nvidia-smi nvlink -s, -e; RMA if it stays down)",
+                               g.index, down, total - down_count, total)});
+  }
+}
 }  // namespace
 
 std::vector<ConfigFinding> check_gpu_config(const GpuConfigReading& g) {
@@ -94,6 +139,8 @@ std::vector<ConfigFinding> check_gpu_config(const GpuConfigReading& g) {
   check_clocks(out, g);
   check_power_limit(out, g);
   check_memory_repair(out, g);
+  check_pcie_replays(out, g);
+  check_nvlinks(out, g);
   return out;
 }
 

@@ -21,6 +21,7 @@ struct GpuConfigReading {
   std::optional<unsigned long long> throttle_reasons;   // NVML clocks-event mask
   std::optional<double> power_limit_w, power_limit_default_w;
   NvmlMemoryRepair repair;                              // page retirement (pre-Ampere) / row remap (Ampere+)
+  NvmlLinkHealth links;                                 // PCIe replay count, NVLink state per link
 };
 
 struct SoftwareReading {

@@ -1,10 +1,13 @@
 // gpu.memory-integrity — memtest-style patterns over all the memory the capacity search can hold.
 //
-// Per GPU: allocate in chunks (1 GiB halved down to 2 MiB) until nothing more fits, then for each
+// Per GPU: allocate in chunks (1 GiB halved down to 2 MiB) until all but a margin of the free memory
+// is held (integrity_margin_bytes, 256 MiB: the driver's own later allocations need room), then for each
 // pass and each pattern (own address, walking ones, seeded random) write every word on the device,
 // read every word back and count the words that differ. bytes_tested = bytes held * patterns *
 // passes; errors = bad words. The first bad addresses go into the finding.
-// Pitfalls: testing a small corner misses bad rows (so all allocatable memory is used); the
+// info.untested_bytes.<gpu> = the device's total memory - bytes held: the margin, the CUDA context and
+// whatever other processes hold, none of which the patterns reach.
+// Pitfalls: testing a small corner misses bad rows (so all allocatable memory but the margin is used); the
 // random seed changes every pass so a stuck bit that matches one pass is caught in the next;
 // with lazy module loading a kernel's first launch needs device memory, so the kernels are loaded
 // before the memory is taken; the held memory is released however the probe ends (RAII).
@@ -76,8 +79,13 @@ Outcome run_memory_integrity(ProbeContext& ctx) {
       check_cuda(cudaMemsetAsync(t.counters.get(), 0, t.counters.bytes(), t.stream->stream()), "cudaMemsetAsync");
       check_cuda(cudaStreamSynchronize(t.stream->stream()), "cudaStreamSynchronize");
       load_kernels_on_current_device();
-      t.held = HeldChunks(*t.allocator, allocate_in_chunks(*t.allocator, 1ull << 30, 2ull << 20));
+      const std::uint64_t limit_bytes = integrity_allocation_limit(t.allocator->free_bytes(), integrity_margin_bytes);
+      t.held = HeldChunks(*t.allocator, allocate_in_chunks(*t.allocator, 1ull << 30, 2ull << 20, limit_bytes));
       if (!t.allocator->error().empty()) return Outcome::failed(t.allocator->error());
+      if (t.held.chunks().total_bytes == 0)
+        return Outcome::skipped(fmt::format("GPU {}: {} free, no more than the {} margin the test leaves to the driver", d,
+                                            format_bytes(static_cast<double>(t.allocator->free_bytes())),
+                                            format_bytes(static_cast<double>(integrity_margin_bytes))));
       tests.push_back(std::move(t));
     }
     const auto start = std::chrono::steady_clock::now();
@@ -94,11 +102,21 @@ Outcome run_memory_integrity(ProbeContext& ctx) {
       if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > budget_s) { ++passes; break; }
     }
     ctx.info()["passes"] = passes;
+    ctx.info()["margin_bytes"] = integrity_margin_bytes;
     for (auto& t : tests) {
       const Labels labels{{"gpu", std::to_string(t.device)}};
       ctx.add_value("bytes_tested", unit::bytes, Better::higher, t.bytes_tested, labels);
       ctx.add_value("errors", unit::count, Better::lower, static_cast<double>(t.errors.errors), labels);
-      ctx.info()["bytes_held"][std::to_string(t.device)] = t.held.chunks().total_bytes;
+      const std::uint64_t held_bytes = t.held.chunks().total_bytes, total_bytes = device_properties(t.device).total_bytes;
+      const std::uint64_t untested_bytes = total_bytes > held_bytes ? total_bytes - held_bytes : 0;
+      ctx.info()["bytes_held"][std::to_string(t.device)] = held_bytes;
+      ctx.info()["untested_bytes"][std::to_string(t.device)] = untested_bytes;
+      ctx.add_finding(Severity::info, "gpu_memory.untested",
+                      fmt::format("GPU {}: {} of {} not tested: the {} margin left free for the driver, the CUDA context "
+                                  "and other processes' memory",
+                                  t.device, format_bytes(static_cast<double>(untested_bytes)),
+                                  format_bytes(static_cast<double>(total_bytes)),
+                                  format_bytes(static_cast<double>(integrity_margin_bytes))));
       if (t.errors.errors) {
         std::string addresses;
         for (auto a : t.errors.first_addresses) addresses += fmt::format("{}0x{:x}", addresses.empty() ? "" : ", ", a);

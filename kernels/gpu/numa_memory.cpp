@@ -33,11 +33,28 @@ std::optional<int> pci_device_numa_node(const std::string& pci_devices_dir, cons
   return node;
 }
 
+std::optional<bool> numa_node_has_cpus(const std::string& node_root, int node) {
+  std::ifstream in(fmt::format("{}/node{}/cpulist", node_root, node));
+  if (!in) return std::nullopt;
+  std::string cpus;
+  std::getline(in, cpus);
+  return cpus.find_first_of("0123456789") != std::string::npos;
+}
+
+HostNodeChoice host_node_for_gpu(const std::vector<int>& affinity_nodes, std::optional<int> pci_node, const std::string& node_root) {
+  for (int node : affinity_nodes)
+    if (numa_node_has_cpus(node_root, node).value_or(true)) return {node, "NVML memory affinity"};
+  if (pci_node && numa_node_has_cpus(node_root, *pci_node).value_or(true)) return {pci_node, "sysfs PCI device"};
+  return {std::nullopt, "neither NVML memory affinity nor the PCI device's sysfs entry names a node with CPUs"};
+}
+
 std::optional<int> numa_node_of(const void* address) {
   int node = -1;
   if (syscall(SYS_get_mempolicy, &node, nullptr, 0, address, MPOL_F_NODE | MPOL_F_ADDR) != 0 || node < 0) return std::nullopt;
   return node;
 }
+
+bool mbind_refusal_means_unplaced(int errno_value) { return errno_value == EPERM || errno_value == ENOSYS; }
 
 NodeMemory NodeMemory::allocate(std::uint64_t bytes, std::optional<int> node, std::string& error) {
   NodeMemory memory;
@@ -53,8 +70,15 @@ NodeMemory NodeMemory::allocate(std::uint64_t bytes, std::optional<int> node, st
     mask[static_cast<std::size_t>(*node) / bits_per_word] = 1ul << (static_cast<unsigned>(*node) % bits_per_word);
     // maxnode counts bits; the kernel ignores the last one, hence the +1.
     if (syscall(SYS_mbind, data, bytes, MPOL_PREFERRED, mask.data(), mask.size() * bits_per_word + 1, 0) != 0) {
-      error = fmt::format("mbind(node {}): {}", *node, std::strerror(errno));
-      return NodeMemory{};
+      const int refused = errno;
+      if (!mbind_refusal_means_unplaced(refused)) {
+        error = fmt::format("mbind(node {}): {}", *node, std::strerror(refused));
+        return NodeMemory{};
+      }
+      memory.placement_not_applied_ =
+          fmt::format("mbind(node {}) refused: {} (a container's default seccomp profile refuses it without "
+                      "CAP_SYS_NICE; a kernel without NUMA support lacks it): the pages lie where the kernel put them",
+                      *node, std::strerror(refused));
     }
   }
   const long page = sysconf(_SC_PAGESIZE);
@@ -68,13 +92,16 @@ NodeMemory::~NodeMemory() {
 }
 
 NodeMemory::NodeMemory(NodeMemory&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+    : data_(std::exchange(other.data_, nullptr)),
+      bytes_(std::exchange(other.bytes_, 0)),
+      placement_not_applied_(std::exchange(other.placement_not_applied_, {})) {}
 
 NodeMemory& NodeMemory::operator=(NodeMemory&& other) noexcept {
   if (this != &other) {
     if (data_) munmap(data_, bytes_);
     data_ = std::exchange(other.data_, nullptr);
     bytes_ = std::exchange(other.bytes_, 0);
+    placement_not_applied_ = std::exchange(other.placement_not_applied_, {});
   }
   return *this;
 }

@@ -7,8 +7,11 @@
 // h2d_pct_of_link / d2h_pct_of_link = median / encoded bandwidth of one direction of that link
 // (Gen5 x16: 32 GT/s * 16 * 128/130 / 8 = 63.0 GB/s), the datasheet ceiling, not a guess.
 // Pitfalls: pageable copies are staged through a driver buffer and are CPU-bound; a host buffer on
-// the far socket also crosses the inter-socket link, so both host buffers are placed on the GPU's
-// NUMA node (NVML, else sysfs) and the node they really landed on is recorded per GPU in info.
+// the far socket also crosses the inter-socket link, so both host buffers are placed on the CPU node
+// nearest the GPU (NVML memory affinity, else sysfs; a memory-only node such as a GH200's HBM is
+// never chosen) and the node they really landed on is recorded per GPU in info. In a
+// container whose seccomp profile refuses mbind the buffers are used unplaced, and info says so
+// (placement_not_applied) rather than losing the H2D/D2H figures.
 // A pageable cudaMemcpyAsync returns only once the driver has staged (H2D) or finished (D2H) the
 // copy, so issued from one thread the GPUs would take turns: in concurrent mode each GPU's copy is
 // issued from its own thread.
@@ -105,10 +108,13 @@ Outcome copy_measurement(ProbeContext& ctx, std::vector<Endpoint*> ends, bool to
   return all.cancelled ? Outcome::interrupted() : Outcome::ok();
 }
 
-std::optional<int> gpu_numa_node(const Nvml& nvml, int device) {
-  if (const auto index = nvml_index_for(nvml, device))
-    if (const auto node = nvml.device_info(*index).numa_node) return node;
-  return pci_device_numa_node("/sys/bus/pci/devices", device_properties(device).pci_bus_id);
+// The CPU node nearest the GPU, never nvmlDeviceGetNumaNodeId: that is the GPU's own memory as a
+// NUMA node on GH200/GB200, and host buffers bound there would sit in GPU memory.
+HostNodeChoice gpu_host_node(const Nvml& nvml, int device) {
+  std::vector<int> affinity;
+  if (const auto index = nvml_index_for(nvml, device)) affinity = nvml.device_info(*index).cpu_numa_nodes;
+  return host_node_for_gpu(affinity, pci_device_numa_node("/sys/bus/pci/devices", device_properties(device).pci_bus_id),
+                           "/sys/devices/system/node");
 }
 
 void record_link(ProbeContext& ctx, const Nvml& nvml, Endpoint& e) {
@@ -124,7 +130,8 @@ void record_link(ProbeContext& ctx, const Nvml& nvml, Endpoint& e) {
 
 // Host buffers on the GPU's node; info.host_memory.<gpu> says which node was asked for and which
 // the pages landed on (null = unknown), so a figure never claims a placement it did not get.
-std::string place_host_buffers(ProbeContext& ctx, Endpoint& e, std::optional<int> node, std::uint64_t bytes) {
+std::string place_host_buffers(ProbeContext& ctx, Endpoint& e, const HostNodeChoice& choice, std::uint64_t bytes) {
+  const std::optional<int> node = choice.node;
   std::string error;
   e.pinned.memory = NodeMemory::allocate(bytes, node, error);
   if (error.empty()) e.pageable.memory = NodeMemory::allocate(bytes, node, error);
@@ -134,8 +141,11 @@ std::string place_host_buffers(ProbeContext& ctx, Endpoint& e, std::optional<int
   std::memset(e.pinned.data(), 0xa5, bytes);
   auto& placement = ctx.info()["host_memory"][std::to_string(e.device)];
   placement["requested_numa_node"] = node ? nlohmann::json(*node) : nlohmann::json();
+  placement["numa_node_source"] = choice.source;
   const auto placed = e.pinned.memory.placed_node();
   placement["placed_numa_node"] = placed ? nlohmann::json(*placed) : nlohmann::json();
+  if (!e.pinned.memory.placement_not_applied().empty())
+    placement["placement_not_applied"] = e.pinned.memory.placement_not_applied();
   return {};
 }
 
@@ -155,7 +165,7 @@ Outcome run_pcie(ProbeContext& ctx) {
       auto e = std::make_unique<Endpoint>();
       e->device = d;
       e->device_buffer = DeviceBuffer(d, bytes);
-      if (std::string error = place_host_buffers(ctx, *e, gpu_numa_node(nvml, d), bytes); !error.empty())
+      if (std::string error = place_host_buffers(ctx, *e, gpu_host_node(nvml, d), bytes); !error.empty())
         return Outcome::failed(error);
       e->stream = std::make_unique<TimedStream>(d);
       record_link(ctx, nvml, *e);

@@ -3,10 +3,14 @@
 // Reads, and says what it expects of: the CPU frequency governor (performance), transparent huge
 // pages (madvise/always, defrag not always), swap (none), /dev/shm size (>= 1 GiB; the 64 MiB
 // container default breaks multi-worker loaders), ulimit -l (unlimited), automatic NUMA balancing
-// (off), the IOMMU mode (off or passthrough), host RAM against total GPU memory (>= 2x) and CPU
-// cores per GPU (>= 4). No figure is measured, so no metric is recorded.
+// (off), the IOMMU mode (off or passthrough), host RAM against total GPU memory (>= 2x), CPU
+// cores per GPU (>= 4), and the kernel log for NVIDIA Xid events (GPU faults the driver logged:
+// fallen off the bus, ECC, NVLink), read here rather than in gpu.config because a GPU that fell off
+// the bus is invisible to CUDA. No figure is measured, so no metric is recorded.
 // Pitfalls: inside a container /dev/shm, ulimit -l and the CPU affinity are the container's, which is
-// what a training job in the same container gets; cpufreq is often hidden in VMs (then not judged).
+// what a training job in the same container gets; cpufreq is often hidden in VMs (then not judged);
+// the kernel log holds only what its ring buffer still has, and a container may not read it at all
+// (then not judged, never a pass).
 #include "config_rules.hpp"
 #include "context.hpp"
 #include "nvml.hpp"
@@ -43,7 +47,8 @@ Outcome check_config(ProbeContext& ctx) {
 ProbeSpec make_spec() {
   ProbeSpec spec;
   spec.id = "host.config";
-  spec.description = "Node configuration checks: governor, THP, swap, /dev/shm, ulimit -l, NUMA balancing, IOMMU, RAM and cores per GPU";
+  spec.description = "Node configuration checks: governor, THP, swap, /dev/shm, ulimit -l, NUMA balancing, IOMMU, RAM and cores per GPU, "
+                     "NVIDIA Xid events in the kernel log";
   spec.body = check_config;
   spec.deadline_s = [](const ParamValues&, Level) { return 30.0; };
   return spec;

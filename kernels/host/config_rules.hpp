@@ -22,6 +22,7 @@ struct ConfigPaths {
   std::string cmdline = "/proc/cmdline";
   std::string iommu_class = "/sys/class/iommu";
   std::string iommu_groups = "/sys/kernel/iommu_groups";
+  std::string kernel_log = "/dev/kmsg";  // read for NVIDIA Xid events (xid_events.hpp)
 };
 
 // What NVML says about the node's GPUs (gpus = 0 with `why_none` when there are none).

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include "config_rules.hpp"
+#include "kernel_log.hpp"
+#include "xid_events.hpp"
 #include "procfs.hpp"
 #include "units.hpp"
 
@@ -152,7 +154,7 @@ Finding check_cores_per_gpu(const std::string& cpu_dir, int allowed_cpus, const 
 }
 
 std::vector<Finding> check_node_config(const ConfigPaths& paths, const GpuInventory& gpus, int allowed_cpus) {
-  return {check_cpu_governor(paths.cpu_dir),
+  std::vector<Finding> findings{check_cpu_governor(paths.cpu_dir),
           check_transparent_hugepages(paths.thp_dir),
           check_swap(paths.swaps),
           check_shm(paths.shm),
@@ -161,6 +163,8 @@ std::vector<Finding> check_node_config(const ConfigPaths& paths, const GpuInvent
           check_iommu(paths.cmdline, paths.iommu_class, paths.iommu_groups),
           check_host_ram_vs_gpu_memory(paths.meminfo, gpus),
           check_cores_per_gpu(paths.cpu_dir, allowed_cpus, gpus)};
+  for (Finding& f : judge_kernel_log(read_kernel_log(paths.kernel_log))) findings.push_back(std::move(f));
+  return findings;
 }
 
 }  // namespace nodeaudit::host

@@ -49,6 +49,28 @@ TEST(CapacitySearch, ChunksCollectTheRemainderDownToTheMinimum) {
   EXPECT_EQ(fake.free_bytes(), 5 * GiB + 7 * MiB);
 }
 
+TEST(CapacitySearch, ALimitStopsTheChunksShortOfIt) {
+  FakeAllocator fake(5 * GiB + 7 * MiB, 5 * GiB);
+  ChunkedAllocation held = allocate_in_chunks(fake, GiB, 2 * MiB, 3 * GiB + 5 * MiB);
+  EXPECT_EQ(held.total_bytes, 3 * GiB + 4 * MiB);  // 3 x 1 GiB, then 4 MiB; 2 more MiB would pass the limit
+  EXPECT_EQ(fake.free_bytes(), 2 * GiB + 3 * MiB);
+  release_all(fake, held);
+}
+
+TEST(CapacitySearch, TheIntegrityTestLeavesItsMarginFree) {
+  EXPECT_EQ(integrity_margin_bytes, 256 * MiB);
+  EXPECT_EQ(integrity_allocation_limit(80 * GiB, integrity_margin_bytes), 80 * GiB - 256 * MiB);
+  EXPECT_EQ(integrity_allocation_limit(200 * MiB, integrity_margin_bytes), 0u);
+  EXPECT_EQ(integrity_allocation_limit(256 * MiB, integrity_margin_bytes), 0u);
+  // On a device with 8 GiB + 7 MiB free the test holds 7.75 GiB, not everything down to 2 MiB.
+  FakeAllocator fake(8 * GiB + 7 * MiB, 8 * GiB);
+  ChunkedAllocation held =
+      allocate_in_chunks(fake, GiB, 2 * MiB, integrity_allocation_limit(fake.free_bytes(), integrity_margin_bytes));
+  EXPECT_EQ(held.total_bytes, 8 * GiB - 256 * MiB + 6 * MiB);  // down to the 2 MiB granule under the limit
+  EXPECT_GE(fake.free_bytes(), integrity_margin_bytes);
+  release_all(fake, held);
+}
+
 TEST(CapacitySearch, FragmentationShowsAsDifference) {
   FakeAllocator fake(8 * GiB, 3 * GiB);
   const CapacityReport r = measure_capacity(fake, 8 * GiB, 2 * MiB, GiB);

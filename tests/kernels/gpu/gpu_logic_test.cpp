@@ -162,7 +162,8 @@ TEST(ConfigRules, FlagsWhatIsWrongAndSaysWhatIsExpected) {
   std::vector<std::string> codes;
   for (const auto& f : check_gpu_config(g)) codes.push_back(f.code);
   EXPECT_EQ(codes, (std::vector<std::string>{"gpu_config.persistence", "gpu_config.pcie_width", "gpu_config.pcie_gen",
-                                             "gpu_config.clocks_locked", "gpu_config.row_remap"}));
+                                             "gpu_config.clocks_locked", "gpu_config.row_remap", "gpu_config.pcie_replays",
+                                             "gpu_config.nvlink"}));
   g.throttle_reasons = 0x1;  // idle: a low generation is power saving, info only
   for (const auto& f : check_gpu_config(g)) {
     if (f.code == "gpu_config.pcie_gen") {
@@ -182,7 +183,7 @@ TEST(ConfigRules, MemoryRepairAndPowerLimit) {
     std::vector<std::string> codes;
     for (const auto& f : check_gpu_config(g))
       if (f.code != "gpu_config.persistence" && f.code != "gpu_config.ecc" && f.code != "gpu_config.mig" &&
-          f.code != "gpu_config.pcie_link")
+          f.code != "gpu_config.pcie_link" && f.code != "gpu_config.pcie_replays" && f.code != "gpu_config.nvlink")
         codes.push_back(f.code);
     return codes;
   };
@@ -211,6 +212,38 @@ TEST(ConfigRules, MemoryRepairAndPowerLimit) {
   GpuConfigReading old_gpu{.index = 2, .repair = {.retired_pages = 4, .retired_pages_pending = true}};
   EXPECT_EQ(codes_of(old_gpu), (std::vector<std::string>{"gpu_config.retired_pages", "gpu_config.retired_page_count"}));
   EXPECT_EQ(codes_of(GpuConfigReading{}), (std::vector<std::string>{"gpu_config.memory_repair"}));
+}
+
+TEST(ConfigRules, PcieReplaysAndNvlinkState) {
+  auto finding = [](const GpuConfigReading& g, const std::string& code) {
+    std::vector<ConfigFinding> matching;
+    for (const auto& f : check_gpu_config(g))
+      if (f.code == code) matching.push_back(f);
+    EXPECT_EQ(matching.size(), 1u) << code;
+    return matching.empty() ? ConfigFinding{} : matching.front();
+  };
+  GpuConfigReading g{.index = 3};
+  ConfigFinding replays = finding(g, "gpu_config.pcie_replays");
+  EXPECT_EQ(replays.severity, Severity::info);
+  EXPECT_NE(replays.message.find("not judged"), std::string::npos) << "an unread counter is never a clean link";
+  g.links.pcie_replays = 0;
+  EXPECT_EQ(finding(g, "gpu_config.pcie_replays").message, "GPU 3: 0 PCIe replays since the driver loaded; expected 0");
+  g.links.pcie_replays = 1742;
+  replays = finding(g, "gpu_config.pcie_replays");
+  EXPECT_EQ(replays.severity, Severity::warn);
+  EXPECT_NE(replays.message.find("1742 PCIe replays"), std::string::npos) << replays.message;
+
+  EXPECT_NE(finding(g, "gpu_config.nvlink").message.find("no NVLink state reported"), std::string::npos);
+  for (unsigned link = 0; link < 18; ++link) g.links.nvlink_up.emplace_back(link, true);
+  EXPECT_EQ(finding(g, "gpu_config.nvlink").message, "GPU 3: all 18 NVLinks up; expected all up");
+  g.links.nvlink_up[4].second = false, g.links.nvlink_up[11].second = false;
+  const ConfigFinding down = finding(g, "gpu_config.nvlink");
+  EXPECT_EQ(down.severity, Severity::warn);
+  EXPECT_NE(down.message.find("NVLink 4, 11 down (16 of 18 up)"), std::string::npos) << down.message;
+  for (auto& link : g.links.nvlink_up) link.second = false;
+  const ConfigFinding none_up = finding(g, "gpu_config.nvlink");
+  EXPECT_EQ(none_up.severity, Severity::info);
+  EXPECT_NE(none_up.message.find("not judged"), std::string::npos) << none_up.message;
 }
 
 TEST(StressMath, DropThrottleSpreadAndSlowGpus) {

@@ -146,11 +146,13 @@ TEST(ConfigRules, NodeCheckRunsEveryRuleOnce) {
   paths.meminfo = untuned + "proc/meminfo", paths.numa_balancing = untuned + "proc/numa_balancing";
   paths.cmdline = untuned + "proc/cmdline", paths.iommu_class = untuned + "iommu", paths.iommu_groups = untuned + "iommu_groups";
   paths.shm = fixtures;  // a directory that exists; its size depends on the disk, so only the code is checked
+  paths.kernel_log = fixtures + "kernel-log/kmsg-no-xid.txt";
   const std::vector<Finding> findings = check_node_config(paths, eight_80gib_gpus, 16);
   std::set<std::string> codes;
   for (const Finding& f : findings) codes.insert(f.code);
-  EXPECT_EQ(findings.size(), 9u);
-  EXPECT_EQ(codes.size(), 9u);
+  EXPECT_EQ(findings.size(), 10u);
+  EXPECT_EQ(codes.size(), 10u);
+  EXPECT_TRUE(codes.count("host_config.kernel_log"));
   int warnings = 0;
   for (const Finding& f : findings) warnings += f.severity == Severity::warn;
   EXPECT_GE(warnings, 7) << "the untuned node breaks governor, THP, swap, NUMA, IOMMU, RAM and cores-per-GPU rules";

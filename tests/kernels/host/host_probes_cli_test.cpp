@@ -92,4 +92,22 @@ TEST(HostConfigCli, EveryRuleGivesOneFindingAndNoMetric) {
     EXPECT_TRUE(codes.count(code)) << code;
 }
 
+// The kernel log is either read (and says what it found) or not judged with the reason: never silent.
+TEST(HostConfigCli, TheKernelLogIsJudgedOrSaysWhyNot) {
+  const ProcessResult r = run("probe host.config --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const nlohmann::json probe = nlohmann::json::parse(r.out)["probes"][0];
+  int summaries = 0;
+  for (const auto& f : probe["findings"]) {
+    if (f["code"] != "host_config.kernel_log") continue;
+    ++summaries;
+    const std::string message = f["message"].get<std::string>();
+    const bool judged = message.find("records from /dev/kmsg") != std::string::npos &&
+                        (message.find("no NVIDIA Xid events") != std::string::npos || message.find("Xid event") != std::string::npos);
+    const bool not_judged = message.find("not judged (") != std::string::npos;
+    EXPECT_NE(judged, not_judged) << message;
+  }
+  EXPECT_EQ(summaries, 1);
+}
+
 }  // namespace
