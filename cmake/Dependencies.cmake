@@ -14,6 +14,7 @@ pkg_check_modules(TURBOJPEG REQUIRED IMPORTED_TARGET libturbojpeg)
 # from C++; the deprecated C++ bindings are skipped). Open MPI's wrapper is the usual hint.
 set(NODEAUDIT_HAVE_MPI OFF)
 set(NODEAUDIT_MPI_STATUS "not built (no MPI)")
+set(NODEAUDIT_MPI_MISSING "no MPI")  # the probes' not-built reason
 if(NOT NODEAUDIT_MPI STREQUAL "OFF")
   set(MPI_CXX_SKIP_MPICXX ON)
   if(NOT MPI_CXX_COMPILER AND EXISTS /usr/bin/mpicxx)
@@ -30,4 +31,5 @@ if(NOT NODEAUDIT_MPI STREQUAL "OFF")
   endif()
 else()
   set(NODEAUDIT_MPI_STATUS "not built (disabled with -DNODEAUDIT_MPI=OFF)")
+  set(NODEAUDIT_MPI_MISSING "MPI left out of this build: -DNODEAUDIT_MPI=OFF")
 endif()

@@ -134,7 +134,7 @@ ProbeSpec make_host_fabric_spec() {
 #if NODEAUDIT_COMM_HAVE_MPI
   spec.body = measure_host_fabric;
 #else
-  spec.not_built_reason = "no MPI";
+  spec.not_built_reason = NODEAUDIT_COMM_MPI_MISSING;
 #endif
   spec.deadline_s = host_fabric_deadline_s;
   spec.across_mpi_ranks = true;
