@@ -86,7 +86,21 @@ def peer_row(spec, nodeaudit_rounds, torch_rounds):
     row.update(nodeaudit=statistics.median(a_values), peer=statistics.median(b_values), ratio=ratio,
                met=ratio >= goal - 1e-9, rounds=len(pairs),
                note=f"rounds {len(pairs)}; nodeaudit {spread(a_values)}, PyTorch {spread(b_values)}, ratios {spread(ratios)}")
+    if metric == "tflops":
+        row["note"] += shape_note(labels["dtype"], nodeaudit_rounds, torch_rounds)
     return row
+
+
+def shape_note(dtype, nodeaudit_rounds, torch_rounds):
+    """Names the rounds where gpu.gemm's shape search chose another shape than PyTorch ran."""
+    differ = []
+    for i, (r, t) in enumerate(zip(nodeaudit_rounds, torch_rounds), start=1):
+        ours = ((probe_of(r, "gpu.gemm") or {}).get("info", {}).get("best_shape", {})).get(dtype)
+        theirs = next((f["labels"].get("shape") for f in t.get("figures", [])
+                       if f["name"] == "gemm_tflops" and f["labels"].get("dtype") == dtype), None)
+        if ours and theirs and ours != theirs:
+            differ.append(f"round {i} nodeaudit {ours} vs PyTorch {theirs}")
+    return f"; shapes differ: {', '.join(differ)}" if differ else ""
 
 
 def self_rows(run, pcie_rounds):

@@ -82,6 +82,15 @@ class PeerTable(unittest.TestCase):
         self.assertAlmostEqual(rows["HBM copy"]["ratio"], 1.0)
         self.assertAlmostEqual(rows["H2D pinned"]["ratio"], 1.0)
         self.assertIn("nodeaudit beside PyTorch on NVIDIA H200", text)
+        self.assertNotIn("shapes differ", gemm["note"])
+
+    def test_a_round_whose_gemm_shape_differs_is_named(self):
+        other = nodeaudit_round(800, 4000, 50, 50)
+        other["probes"][0]["info"]["best_shape"]["bf16"] = "4096x4096x4096"
+        theirs = torch_round(800, 4000, 50, 50)
+        theirs["figures"][0]["labels"]["shape"] = "8192x4096x8192"
+        rows, _ = self.table([nodeaudit_round(800, 4000, 50, 50), other], [theirs, theirs])
+        self.assertIn("shapes differ: round 2 nodeaudit 4096x4096x4096 vs PyTorch 8192x4096x8192", rows["GEMM bf16"]["note"])
 
     def test_goal_missed_and_missing_figures_are_said(self):
         rows, text = self.table([nodeaudit_round(700, 4000, 45, 50)], [torch_round(800, 4000, 50, 50)])
