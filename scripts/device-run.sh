@@ -16,7 +16,9 @@
 # Usage: scripts/device-run.sh OUT_DIR
 # Knobs (environment): BUNDLE (default .device-bundle), PYTHON (default python3: the one with torch
 #   and the NVIDIA wheels), ROUNDS (default 3), CUDA_LIB_DIRS (colon-separated, added before the
-#   wheels' folders), ALLOW_NO_GPU=1 (go on without a driver: a check of this script where no GPU is).
+#   wheels' folders), BUDGET_S (default 480: no further peer round starts when less than 90 s of it
+#   is left, so the call ends inside a lent machine's time with what it measured), ALLOW_NO_GPU=1
+#   (go on without a driver: a check of this script where no GPU is).
 # Exit: 0 all ran and passed, 1 a test, probe or step failed (the rest still ran), 2 bad set-up.
 set -uo pipefail
 
@@ -25,10 +27,13 @@ out="${1:?usage: scripts/device-run.sh OUT_DIR}"
 bundle="$(realpath -m "${BUNDLE:-$root/.device-bundle}")"
 python="${PYTHON:-python3}"
 rounds="${ROUNDS:-3}"
+budget_s="${BUDGET_S:-480}"
+started_s=$SECONDS
 die() { printf 'device-run: %s\n' "$*" >&2; exit 2; }
 
 # --- 1. checks, before anything is written -------------------------------------------------------
 [[ "$rounds" =~ ^[1-9][0-9]?$ ]] || die "ROUNDS=$rounds: must be a whole number from 1 to 99"
+[[ "$budget_s" =~ ^[0-9]+$ ]] && ((budget_s >= 60 && budget_s <= 86400)) || die "BUDGET_S=$budget_s: must be seconds from 60 to 86400"
 [[ -f "$bundle/manifest.env" ]] || die "$bundle/manifest.env not found: make the bundle with scripts/device-bundle.sh and carry it"
 # shellcheck source=/dev/null
 source "$bundle/manifest.env"
@@ -135,6 +140,10 @@ step "nodeaudit run --only 'gpu.*,comm.*,pipeline.step' --level quick"
 step "PyTorch beside nodeaudit, $rounds alternating rounds"
 ours=() theirs=()
 for ((r = 1; r <= rounds; r++)); do
+  if ((r > 1 && SECONDS - started_s > budget_s - 90)); then
+    echo "device-run: round $r and later not run: $((SECONDS - started_s)) s of the ${budget_s} s budget used"
+    break
+  fi
   result="$work/nodeaudit-round$r.json"
   if ((r == 1)); then
     cp "$out/run.json" "$result" 2>/dev/null || echo '{"probes": []}' >"$result"
@@ -170,5 +179,5 @@ for p in doc.get("probes", []):
             print(f"{'':<24} {f['severity']:<10} {f['code']}: {f['message']}")
 PY
 tar -C "$work" -czf "$out/rounds.tgz" . || mark_failed "packing rounds.tgz"
-step "done: exit $status; files in $out: $(ls "$out" | tr '\n' ' ')"
+step "done in $((SECONDS - started_s)) s: exit $status; files in $out: $(ls "$out" | tr '\n' ' ')"
 exit "$status"
