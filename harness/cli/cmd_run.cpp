@@ -139,9 +139,13 @@ int execute(RunInvocation& inv) {
       std::fprintf(log, "[%zu/%zu] %s ...\n", i + 1, plan.size(), spec.id.c_str());
       std::fflush(log);  // progress shows as it happens when the output goes to a file or a pipe
     }
-    nlohmann::json entry = mpi_rank ? run_probe_as_mpi_rank(spec, run_settings, inv, interrupt)
-                                    : run_probe_isolated(spec, probe_params_for(spec, inv.extras), iso, interrupt,
-                                                         progress_printer(tty, spec.id, i + 1, plan.size()));
+    const std::optional<std::string> left_out = left_out_by_profile(spec, inv.extras, !inv.only.empty());
+    nlohmann::json entry =
+        left_out ? probe_entry(spec.id, Outcome::skipped(*left_out), nlohmann::json::object(), 0, {}, {},
+                               nlohmann::json::object())
+        : mpi_rank ? run_probe_as_mpi_rank(spec, run_settings, inv, interrupt)
+                   : run_probe_isolated(spec, probe_params_for(spec, inv.extras), iso, interrupt,
+                                        progress_printer(tty, spec.id, i + 1, plan.size()));
     if (tty) std::fputs("\r\033[K", stderr);
     hoist_multinode(doc, entry);
     if (writes && !json_out) std::fputs(render_probe_status(entry).c_str(), log);
