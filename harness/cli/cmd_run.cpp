@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <iostream>
 #include <memory>
 
@@ -93,6 +94,23 @@ void hoist_multinode(nlohmann::json& doc, nlohmann::json& entry) {
   entry["info"].erase("multinode");
 }
 
+// A probe's status line as it ends; a skip reason already printed for an earlier probe is not repeated.
+class SkipReasonsSaid {
+ public:
+  std::string render(const nlohmann::json& entry) {
+    if (entry.value("status", "") != "skipped") return render_probe_status(entry);
+    const std::string reason = entry.value("reason", "");
+    const auto [first, inserted] = first_probe_for_.emplace(reason, entry.value("id", "?"));
+    if (inserted) return render_probe_status(entry);
+    nlohmann::json shortened = entry;
+    shortened["reason"] = "(same reason as " + first->second + ")";
+    return render_probe_status(shortened);
+  }
+
+ private:
+  std::map<std::string, std::string> first_probe_for_;  // reason -> the first probe skipped for it
+};
+
 int finish_code(const nlohmann::json& doc, bool interrupted, int assessment_code) {
   if (interrupted) return exit_interrupted;
   for (const auto& p : doc["probes"])
@@ -127,6 +145,7 @@ int execute(RunInvocation& inv) {
   if (writes && !json_out) std::fputs(render_env(doc["env"]).c_str(), log);
   if (writes) write_file_atomic(out_path, doc.dump(2) + "\n", true);  // claims the name; later writes replace it
 
+  SkipReasonsSaid live_reasons;
   IsolationOptions iso{self_exe_path(), run_settings, &nvml, 0.5, inv.telemetry_out, 5.0};
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const ProbeSpec& spec = *plan[i];
@@ -148,7 +167,7 @@ int execute(RunInvocation& inv) {
                                         progress_printer(tty, spec.id, i + 1, plan.size()));
     if (tty) std::fputs("\r\033[K", stderr);
     hoist_multinode(doc, entry);
-    if (writes && !json_out) std::fputs(render_probe_status(entry).c_str(), log);
+    if (writes && !json_out) std::fputs(live_reasons.render(entry).c_str(), log);
     doc["probes"].push_back(std::move(entry));
     if (writes) write_file_atomic(out_path, doc.dump(2) + "\n", false);
   }
