@@ -119,6 +119,7 @@ const std::atomic<bool>& install_interrupt_handler() {
 }
 
 bool stdout_is_tty() { return isatty(STDOUT_FILENO) != 0; }
+bool stderr_is_tty() { return isatty(STDERR_FILENO) != 0; }
 
 std::vector<std::string> own_command_line() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);

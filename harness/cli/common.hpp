@@ -38,6 +38,7 @@ std::string self_exe_path();
 const std::atomic<bool>& install_interrupt_handler();
 
 bool stdout_is_tty();
+bool stderr_is_tty();
 
 // This process's command line (from /proc/self/cmdline), recorded in the result for reproduction.
 std::vector<std::string> own_command_line();

@@ -1,7 +1,14 @@
-// What `run` prints, end to end: the env block once under `make audit`.
+// What `run` prints, end to end: the env block once under `make audit`, each probe's block once,
+// and no terminal escape sequences where stderr is not a terminal (a log, a pipe, an MPI
+// launcher's forwarding).
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <pty.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "cli_expect.hpp"
 
@@ -18,6 +25,39 @@ std::size_t occurrences(const std::string& text, const std::string& needle) {
   return n;
 }
 
+bool has_terminal_control(const std::string& text) {
+  return text.find('\r') != std::string::npos || text.find("\033[") != std::string::npos;
+}
+
+// Runs argv with stdout on a pseudo-terminal and stderr into a file: what a terminal user who
+// logs stderr, or an MPI launcher's forwarding, gives the process. Returns what reached stderr.
+std::string stderr_with_stdout_on_a_terminal(const std::vector<std::string>& args, const std::string& err_path,
+                                             int& exit_code) {
+  int terminal = -1, child_side = -1;
+  if (openpty(&terminal, &child_side, nullptr, nullptr, nullptr) != 0) return "openpty failed";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(child_side, STDOUT_FILENO);
+    dup2(err, STDERR_FILENO);
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  close(child_side);
+  char buffer[4096];
+  while (read(terminal, buffer, sizeof buffer) > 0) {
+  }  // drained until the child closes its side, so it never blocks on a full terminal
+  close(terminal);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err_path);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
 class RunOutput : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = make_temp_dir("run-output"); }
@@ -26,6 +66,24 @@ class RunOutput : public ::testing::Test {
 };
 
 }  // namespace
+
+TEST_F(RunOutput, IntoFilesEachProbeBlockIsPrintedOnceWithoutEscapes) {
+  const ProcessResult r = run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.ok,test.fail", "--out", dir_});
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // test.fail fails
+  EXPECT_FALSE(has_terminal_control(r.out)) << r.out;
+  EXPECT_FALSE(has_terminal_control(r.err)) << r.err;
+  EXPECT_EQ(occurrences(r.out, "rate [kind=sleep]"), 1u) << r.out;
+  EXPECT_EQ(occurrences(r.out, "asked to fail"), 1u) << r.out;
+  EXPECT_EQ(occurrences(r.out, "probes: 1 failed, 1 ok"), 1u) << r.out;
+}
+
+TEST_F(RunOutput, StderrThatIsNotATerminalGetsNoLiveLine) {
+  int exit_code = -1;
+  const std::string err = stderr_with_stdout_on_a_terminal(
+      {NODEAUDIT_TESTBIN, "run", "--only", "test.ok", "--out", dir_}, dir_ + "/stderr.txt", exit_code);
+  EXPECT_EQ(exit_code, 0) << err;
+  EXPECT_FALSE(has_terminal_control(err)) << "escape sequences reached a file: " << err;
+}
 
 // `make audit` = install, build, then `make audit-run`: the env block comes from `run` alone.
 TEST_F(RunOutput, MakeAuditPrintsTheEnvBlockOnce) {
