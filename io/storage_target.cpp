@@ -29,14 +29,17 @@ bool is_inside(const fs::path& child, const fs::path& parent) {
   return mismatch.first == p.end();
 }
 
-std::uint64_t block_device_bytes(const std::string& path) {
+// A block device's size is the ioctl's, never st_size (0 for a device node). Empty on success;
+// else why it could not be read (a device node whose device is absent, a sandbox refusing the open).
+std::string block_device_bytes(const std::string& path, std::uint64_t& bytes) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  std::uint64_t bytes = 0;
-  if (fd >= 0) {
-    if (ioctl(fd, BLKGETSIZE64, &bytes) != 0) bytes = 0;
-    close(fd);
-  }
-  return bytes;
+  if (fd < 0) return fmt::format("cannot open the block device read-only: {}", std::strerror(errno));
+  const int rc = ioctl(fd, BLKGETSIZE64, &bytes);
+  const int saved = errno;
+  close(fd);
+  if (rc != 0) return fmt::format("cannot read the block device's size (BLKGETSIZE64): {}", std::strerror(saved));
+  if (bytes == 0) return "the block device has no capacity (0 bytes; a loop device with no file attached?)";
+  return {};
 }
 
 }  // namespace
@@ -56,7 +59,7 @@ TargetOrReason resolve_target(const std::string& path_param, const std::string& 
     return out;
   }
   StorageTarget t{path, TargetKind::directory, 0};
-  if (S_ISBLK(st.st_mode)) t.kind = TargetKind::block_device, t.size_bytes = block_device_bytes(path);
+  if (S_ISBLK(st.st_mode)) t.kind = TargetKind::block_device;
   else if (S_ISREG(st.st_mode)) t.kind = TargetKind::file, t.size_bytes = static_cast<std::uint64_t>(st.st_size);
   else if (!S_ISDIR(st.st_mode)) {
     out.reason = fmt::format("{}{}: not a file, directory or block device", option, path);
@@ -77,6 +80,13 @@ TargetOrReason resolve_target(const std::string& path_param, const std::string& 
     }
     if (!path_param.empty() && !data_dir.empty() && !is_inside(path_param, data_dir)) {
       out.reason = fmt::format("--path {}: is outside --data-dir {}; nodeaudit writes only inside --data-dir", path_param, data_dir);
+      return out;
+    }
+  }
+  // Read-only probes read a block device as fio does; its size comes from the device itself.
+  if (t.kind == TargetKind::block_device) {
+    if (std::string why = block_device_bytes(path, t.size_bytes); !why.empty()) {
+      out.reason = fmt::format("{}{}: {}", option, path, why);
       return out;
     }
   }
