@@ -42,6 +42,19 @@ std::string block_device_bytes(const std::string& path, std::uint64_t& bytes) {
   return {};
 }
 
+// Empty when files can be created in `dir`; else why not, in words that name the fix.
+std::string directory_write_problem(const std::string& dir) {
+  struct statvfs sv{};
+  const bool read_only = (statvfs(dir.c_str(), &sv) == 0 && (sv.f_flag & ST_RDONLY) != 0) ||
+                         (access(dir.c_str(), W_OK | X_OK) != 0 && errno == EROFS);
+  if (read_only)
+    return "read-only file system; nodeaudit creates its test files in the directory it is given: give a writable "
+           "directory on the storage under test, or --path FILE|DEVICE to read without writing";
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    return fmt::format("directory is not writable ({}); nodeaudit creates its test files there", std::strerror(errno));
+  return {};
+}
+
 }  // namespace
 
 TargetOrReason resolve_target(const std::string& path_param, const std::string& data_dir, bool write_probe) {
@@ -65,6 +78,14 @@ TargetOrReason resolve_target(const std::string& path_param, const std::string& 
     out.reason = fmt::format("{}{}: not a file, directory or block device", option, path);
     return out;
   }
+  // Every probe given a directory creates its files there (storage.read its test file), so a
+  // directory must take writes whatever the probe then does with them.
+  if (t.kind == TargetKind::directory) {
+    if (std::string why = directory_write_problem(path); !why.empty()) {
+      out.reason = fmt::format("{}{}: {}", option, path, why);
+      return out;
+    }
+  }
   if (write_probe) {
     if (t.kind == TargetKind::block_device) {
       out.reason = fmt::format("{}{}: is a block device; this probe writes and nodeaudit never writes to a block device; give a directory on it", option, path);
@@ -72,10 +93,6 @@ TargetOrReason resolve_target(const std::string& path_param, const std::string& 
     }
     if (t.kind != TargetKind::directory) {
       out.reason = fmt::format("{}{}: is a file; this probe writes its own files and needs a directory", option, path);
-      return out;
-    }
-    if (access(path.c_str(), W_OK | X_OK) != 0) {
-      out.reason = fmt::format("{}{}: directory is not writable ({})", option, path, std::strerror(errno));
       return out;
     }
     if (!path_param.empty() && !data_dir.empty() && !is_inside(path_param, data_dir)) {
@@ -144,10 +161,14 @@ std::string check_free_space(const std::string& dir, std::uint64_t needed) {
                      format_bytes(static_cast<double>(*have)));
 }
 
-bool direct_io_supported(const std::string& dir) {
+std::optional<bool> direct_io_supported(const std::string& dir, std::string* untested_why) {
   std::string probe = (fs::path(dir) / ".nodeaudit-odirect-XXXXXX").string();
   const int fd = mkstemp(probe.data());
-  if (fd < 0) return false;
+  if (fd < 0) {
+    // No file to try an O_DIRECT open on: nothing is known about O_DIRECT here.
+    if (untested_why) *untested_why = fmt::format("cannot create a test file in {}: {}", dir, std::strerror(errno));
+    return std::nullopt;
+  }
   close(fd);
   const int direct_fd = open(probe.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
   unlink(probe.c_str());

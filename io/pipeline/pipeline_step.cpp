@@ -96,9 +96,14 @@ Outcome measure_pipeline_step(ProbeContext& ctx) {
   if (std::string error = make_plan(ctx, plan, gpus); !error.empty()) return Outcome::bad_input(error);
   io::TargetOrReason t = io::resolve_target(p.text("path"), ctx.settings().data_dir, true);
   if (!t.target) return t.skip ? Outcome::skipped(t.reason) : Outcome::failed(t.reason);
-  if (p.boolean("direct") && !io::direct_io_supported(t.target->path))
-    return Outcome::bad_input(
-        fmt::format("--direct true: {} does not support O_DIRECT; use --direct false", t.target->path));
+  if (p.boolean("direct")) {
+    std::string untested_why;
+    const std::optional<bool> direct = io::direct_io_supported(t.target->path, &untested_why);
+    if (!direct) return Outcome::failed("--direct true: O_DIRECT could not be tested: " + untested_why);
+    if (!*direct)
+      return Outcome::bad_input(
+          fmt::format("--direct true: {} does not support O_DIRECT; use --direct false", t.target->path));
+  }
   if (plan.decode_jpeg) return run_on_jpegs(ctx, plan, t.target->path);
   const auto samples = static_cast<std::uint64_t>(p.integer("samples"));
   const io::DatasetSpec spec{fmt::format("dataset-{}x{}", plan.sample_bytes, samples), samples, plan.sample_bytes,

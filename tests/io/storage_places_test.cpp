@@ -1,8 +1,11 @@
 // Places storage.read is pointed at, through the CLI: a block device is read (read-only, its size
-// from BLKGETSIZE64, as fio reads one) or, when it cannot be opened, the open's error is said.
+// from BLKGETSIZE64, as fio reads one) or, when it cannot be opened, the open's error is said; a
+// --data-dir on a read-only file system is bad input said as such, with no O_DIRECT claim that
+// was never tested.
 #include <fcntl.h>
 #include <linux/loop.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -91,6 +94,16 @@ TEST(StoragePlaces, ABlockDeviceThatCannotBeOpenedSaysWhy) {
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_EQ(r.out, "nodeaudit: storage.read: --path " + node +
                        ": cannot open the block device read-only: No such device or address\n");
+}
+
+TEST(StoragePlaces, AReadOnlyDataDirIsBadInputSaidAsSuch) {
+  MOUNT_OR_SKIP(ro, "tmpfs", "size=1m", MS_RDONLY);
+  const CliResult r = run_cli("probe storage.read --format json --data-dir " + ro.path);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_NE(r.out.find("read-only file system"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("O_DIRECT"), std::string::npos) << "an O_DIRECT claim nobody tested: " << r.out;
+  EXPECT_EQ(ro.entries(), 0u);
 }
 
 }  // namespace
