@@ -134,7 +134,7 @@ int execute(RunInvocation& inv) {
   const RunSettings settings = make_settings(inv.common, nvml.device_count(), nvml.why_unavailable());
   RunSettings run_settings = settings;
   run_settings.profile_path = prepare_run_extras(inv.common.profile, inv.extras);
-  const std::string out_path = writes ? resolve_out_path(inv.common.out, "results", host_name()) : "";
+  const OutPath out = writes ? resolve_out_path(inv.common.out, "results", host_name()) : OutPath{};
   if (writes && !inv.telemetry_out.empty() && std::filesystem::exists(inv.telemetry_out))
     throw UsageError("--telemetry-out " + inv.telemetry_out, "already exists; nodeaudit never overwrites a file");
   const bool json_out = inv.common.format == "json";
@@ -145,7 +145,8 @@ int execute(RunInvocation& inv) {
   nlohmann::json doc = new_result_document(to_string(settings.level), inv.common.profile, inv.argv,
                                            writes ? collect_env(settings.data_dir, nvml) : nlohmann::json::object());
   if (writes && !json_out) std::fputs(render_env(doc["env"]).c_str(), log);
-  if (writes) write_file_atomic(out_path, doc.dump(2) + "\n", true);  // claims the name; later writes replace it
+  // Claims the name; later writes replace this run's own file.
+  const std::string out_path = writes ? claim_out_file(out, doc.dump(2) + "\n") : "";
 
   SkipReasonsSaid live_reasons;
   IsolationOptions iso{self_exe_path(), run_settings, &nvml, 0.5, inv.telemetry_out, 5.0};
