@@ -1,6 +1,6 @@
 // What `run` prints, end to end: the env block once under `make audit`, each probe's block once,
-// and no terminal escape sequences where stderr is not a terminal (a log, a pipe, an MPI
-// launcher's forwarding).
+// no terminal escape sequences where stderr is not a terminal (a log, a pipe, an MPI launcher's
+// forwarding), and an option `run` does not take named in order with where it belongs.
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <pty.h>
@@ -13,6 +13,7 @@
 #include "cli_expect.hpp"
 
 namespace fs = std::filesystem;
+using nodeaudit::proc::expect_one_line_usage_error;
 using nodeaudit::proc::make_temp_dir;
 using nodeaudit::proc::ProcessResult;
 using nodeaudit::proc::run_process;
@@ -83,6 +84,21 @@ TEST_F(RunOutput, StderrThatIsNotATerminalGetsNoLiveLine) {
       {NODEAUDIT_TESTBIN, "run", "--only", "test.ok", "--out", dir_}, dir_ + "/stderr.txt", exit_code);
   EXPECT_EQ(exit_code, 0) << err;
   EXPECT_FALSE(has_terminal_control(err)) << "escape sequences reached a file: " << err;
+}
+
+TEST_F(RunOutput, AProbeParameterGivenToRunNamesItsProbeAndHowToPassIt) {
+  const ProcessResult r = run_process({NODEAUDIT_BINARY, "run", "--rank-timeout", "10s", "--out", dir_});
+  expect_one_line_usage_error(r, "run --rank-timeout: not a run option but a parameter of probe comm.host-fabric");
+  EXPECT_NE(r.err.find("nodeaudit probe comm.host-fabric --rank-timeout 10s"), std::string::npos) << r.err;
+  EXPECT_TRUE(nodeaudit::proc::files_in(dir_).empty());
+}
+
+TEST_F(RunOutput, AnUnknownOptionIsNamedInTheOrderGiven) {
+  const ProcessResult r = run_process({NODEAUDIT_BINARY, "run", "--bogus", "10s", "--out", dir_});
+  expect_one_line_usage_error(r, "run --bogus: unknown option");
+  EXPECT_EQ(r.err.find("10s --bogus"), std::string::npos) << r.err;
+  const ProcessResult stray = run_process({NODEAUDIT_BINARY, "run", "extra", "--out", dir_});
+  expect_one_line_usage_error(stray, "run extra: unexpected argument");
 }
 
 // `make audit` = install, build, then `make audit-run`: the env block comes from `run` alone.
