@@ -1,16 +1,19 @@
 # The two commands of the README. Both set everything up on a fresh Debian 12 machine.
 #   make audit   install what is missing, build, print the env and run the default audit
 #   make test    install what is missing, build, run the test suite
-# Knobs: BUILD_DIR, LEVEL, PROFILE, DATA_DIR, CUDA_ARCHS (e.g. native on a GPU node), JOBS.
+# Knobs: BUILD_DIR, LEVEL, PROFILE, DATA_DIR, OUT, AUDIT_FLAGS (more `run` options), CUDA_ARCHS (e.g.
+# native on a GPU node), JOBS.
 BUILD_DIR ?= build
 LEVEL ?= quick
 PROFILE ?= llm-finetune-7b
 DATA_DIR ?= $(CURDIR)/$(BUILD_DIR)/audit-data
+OUT ?= results/
+AUDIT_FLAGS ?=
 JOBS ?= $(shell nproc)
 CUDA_ARCHS ?= 80;90
 CMAKE_FLAGS ?=
 
-.PHONY: audit test deps configure build sanitize clean
+.PHONY: audit audit-run test deps configure build sanitize clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -22,10 +25,12 @@ build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
 audit: build
-	@mkdir -p "$(DATA_DIR)" results
-	@$(BUILD_DIR)/nodeaudit env --data-dir "$(DATA_DIR)"
-	@echo
-	@$(BUILD_DIR)/nodeaudit run --level $(LEVEL) --profile $(PROFILE) --data-dir "$(DATA_DIR)" --out results/
+	@$(MAKE) --no-print-directory audit-run
+
+# The audit on the build as it is. `run` prints the env fingerprint itself, once.
+audit-run:
+	@mkdir -p "$(DATA_DIR)" "$(OUT)"
+	@$(BUILD_DIR)/nodeaudit run --level $(LEVEL) --profile $(PROFILE) --data-dir "$(DATA_DIR)" --out "$(OUT)" $(AUDIT_FLAGS)
 
 test: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)

@@ -12,7 +12,11 @@
 
 namespace nodeaudit {
 
-void write_file_atomic(const std::string& path, const std::string& content, bool must_be_new) {
+namespace {
+
+// Writes `content` to a temp file beside `path` and renames it into place; with `must_be_new` the
+// rename refuses to replace anything. Returns false only when `must_be_new` and `path` exists.
+bool write_and_rename(const std::string& path, const std::string& content, bool must_be_new) {
   const std::filesystem::path target(path);
   const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
   std::string temp = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
@@ -37,12 +41,22 @@ void write_file_atomic(const std::string& path, const std::string& content, bool
   close(fd);
   const int rc = must_be_new ? renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE)
                              : rename(temp.c_str(), path.c_str());
-  if (rc != 0) {
-    const int saved = errno;
-    unlink(temp.c_str());
-    if (saved == EEXIST) throw UsageError(path, "already exists; nodeaudit never overwrites a file (choose another --out)");
-    throw UsageError(path, std::string("cannot rename into place: ") + std::strerror(saved));
-  }
+  if (rc == 0) return true;
+  const int saved = errno;
+  unlink(temp.c_str());
+  if (saved == EEXIST) return false;
+  throw UsageError(path, std::string("cannot rename into place: ") + std::strerror(saved));
+}
+
+}  // namespace
+
+void write_file_atomic(const std::string& path, const std::string& content, bool must_be_new) {
+  if (!write_and_rename(path, content, must_be_new))
+    throw UsageError(path, "already exists; nodeaudit never overwrites a file (choose another --out)");
+}
+
+bool write_new_file_atomic(const std::string& path, const std::string& content) {
+  return write_and_rename(path, content, true);
 }
 
 }  // namespace nodeaudit

@@ -40,5 +40,8 @@ nlohmann::json load_result_file(const std::string& path);
 // never see half a file. With `must_be_new` the rename refuses to replace an existing file.
 // Throws UsageError on failure, leaving no temp file behind.
 void write_file_atomic(const std::string& path, const std::string& content, bool must_be_new);
+// The same with a new name only, for a caller that picks another name when this one is taken:
+// false when `path` exists (left untouched), true when written.
+bool write_new_file_atomic(const std::string& path, const std::string& content);
 
 }  // namespace nodeaudit

@@ -1,5 +1,6 @@
 #include "table.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -59,17 +60,51 @@ std::string render_probe(const nlohmann::json& probe) {
   return out;
 }
 
-std::string render_result_table(const nlohmann::json& doc) {
-  std::string out;
-  std::map<std::string, int> counts;
+std::vector<SkipGroup> group_skipped(const nlohmann::json& doc) {
+  std::vector<SkipGroup> groups;
   for (const auto& p : doc.value("probes", nlohmann::json::array())) {
-    out += render_probe(p);
-    ++counts[p.value("status", "?")];
+    if (p.value("status", "") != "skipped") continue;
+    const std::string reason = p.value("reason", "");
+    auto group = std::find_if(groups.begin(), groups.end(), [&](const SkipGroup& g) { return g.reason == reason; });
+    if (group == groups.end()) group = groups.insert(groups.end(), SkipGroup{reason, {}});
+    group->probe_ids.push_back(p.value("id", "?"));
   }
+  return groups;
+}
+
+std::string render_skip_groups(const std::vector<SkipGroup>& groups, const std::string& indent) {
+  constexpr std::size_t line_width = 100;
+  std::string out;
+  for (const SkipGroup& g : groups) {
+    const std::size_t n = g.probe_ids.size();
+    out += fmt::format("{}{} probe{} skipped: {}\n", indent, n, n == 1 ? "" : "s", g.reason.empty() ? "no reason given" : g.reason);
+    std::string line = indent + "    ";
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string item = g.probe_ids[i] + (i + 1 < n ? "," : "");
+      if (line.size() + item.size() + 1 > line_width && line.size() > indent.size() + 4) {
+        out += line + "\n";
+        line = indent + "    ";
+      }
+      line += (line.size() > indent.size() + 4 ? " " : "") + item;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string render_status_counts(const nlohmann::json& doc) {
+  std::map<std::string, int> counts;
+  for (const auto& p : doc.value("probes", nlohmann::json::array())) ++counts[p.value("status", "?")];
   std::string summary;
   for (const auto& [status, n] : counts) summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, status);
-  out += fmt::format("probes: {}\n", summary.empty() ? "none" : summary);
-  return out;
+  return fmt::format("probes: {}\n", summary.empty() ? "none" : summary);
+}
+
+std::string render_result_table(const nlohmann::json& doc) {
+  std::string out;
+  for (const auto& p : doc.value("probes", nlohmann::json::array()))
+    if (p.value("status", "") != "skipped") out += render_probe(p);
+  return out + render_skip_groups(group_skipped(doc), "") + render_status_counts(doc);
 }
 
 }  // namespace nodeaudit

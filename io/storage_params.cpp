@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -42,11 +43,12 @@ ParamSpec iopoll_param() {
 namespace {
 
 // For a file or block device: try an O_DIRECT open of it; for a directory: of a temporary file.
-bool target_supports_direct(const StorageTarget& target, std::string& why) {
+// std::nullopt when it could not be tried (no temporary file); `why` says why not or why untested.
+std::optional<bool> target_supports_direct(const StorageTarget& target, std::string& why) {
   if (target.kind == TargetKind::directory) {
-    if (direct_io_supported(target.path)) return true;
-    why = "O_DIRECT open of a file in it failed";
-    return false;
+    const std::optional<bool> supported = direct_io_supported(target.path, &why);
+    if (supported && !*supported) why = "O_DIRECT open of a file in it failed";
+    return supported;
   }
   const int fd = open(target.path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
   if (fd >= 0) {
@@ -63,16 +65,19 @@ DirectChoice choose_direct(ProbeContext& ctx, const StorageTarget& target) {
   DirectChoice choice;
   if (!ctx.params().boolean("direct")) return choice;
   std::string why;
-  if (target_supports_direct(target, why)) {
+  const std::optional<bool> supported = target_supports_direct(target, why);
+  if (supported.value_or(false)) {
     choice.use_direct = true;
     return choice;
   }
+  // Only a tried and refused O_DIRECT open is called "not supported".
+  const std::string what = supported ? fmt::format("{} does not support O_DIRECT ({})", target.path, why)
+                                     : fmt::format("O_DIRECT could not be tried on {} ({})", target.path, why);
   if (ctx.params().given("direct")) {
-    choice.error = fmt::format("--direct true: {} does not support O_DIRECT ({}); use --direct false for buffered reads", target.path, why);
+    choice.error = fmt::format("--direct true: {}; use --direct false for buffered reads", what);
     return choice;
   }
-  ctx.add_finding(Severity::warn, "storage.direct_fallback",
-                  fmt::format("{} does not support O_DIRECT ({}); buffered I/O was measured instead", target.path, why));
+  ctx.add_finding(Severity::warn, "storage.direct_fallback", what + "; buffered I/O was measured instead");
   return choice;
 }
 

@@ -29,14 +29,30 @@ bool is_inside(const fs::path& child, const fs::path& parent) {
   return mismatch.first == p.end();
 }
 
-std::uint64_t block_device_bytes(const std::string& path) {
+// A block device's size is the ioctl's, never st_size (0 for a device node). Empty on success;
+// else why it could not be read (a device node whose device is absent, a sandbox refusing the open).
+std::string block_device_bytes(const std::string& path, std::uint64_t& bytes) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  std::uint64_t bytes = 0;
-  if (fd >= 0) {
-    if (ioctl(fd, BLKGETSIZE64, &bytes) != 0) bytes = 0;
-    close(fd);
-  }
-  return bytes;
+  if (fd < 0) return fmt::format("cannot open the block device read-only: {}", std::strerror(errno));
+  const int rc = ioctl(fd, BLKGETSIZE64, &bytes);
+  const int saved = errno;
+  close(fd);
+  if (rc != 0) return fmt::format("cannot read the block device's size (BLKGETSIZE64): {}", std::strerror(saved));
+  if (bytes == 0) return "the block device has no capacity (0 bytes; a loop device with no file attached?)";
+  return {};
+}
+
+// Empty when files can be created in `dir`; else why not, in words that name the fix.
+std::string directory_write_problem(const std::string& dir) {
+  struct statvfs sv{};
+  const bool read_only = (statvfs(dir.c_str(), &sv) == 0 && (sv.f_flag & ST_RDONLY) != 0) ||
+                         (access(dir.c_str(), W_OK | X_OK) != 0 && errno == EROFS);
+  if (read_only)
+    return "read-only file system; nodeaudit creates its test files in the directory it is given: give a writable "
+           "directory on the storage under test, or --path FILE|DEVICE to read without writing";
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    return fmt::format("directory is not writable ({}); nodeaudit creates its test files there", std::strerror(errno));
+  return {};
 }
 
 }  // namespace
@@ -56,11 +72,19 @@ TargetOrReason resolve_target(const std::string& path_param, const std::string& 
     return out;
   }
   StorageTarget t{path, TargetKind::directory, 0};
-  if (S_ISBLK(st.st_mode)) t.kind = TargetKind::block_device, t.size_bytes = block_device_bytes(path);
+  if (S_ISBLK(st.st_mode)) t.kind = TargetKind::block_device;
   else if (S_ISREG(st.st_mode)) t.kind = TargetKind::file, t.size_bytes = static_cast<std::uint64_t>(st.st_size);
   else if (!S_ISDIR(st.st_mode)) {
     out.reason = fmt::format("{}{}: not a file, directory or block device", option, path);
     return out;
+  }
+  // Every probe given a directory creates its files there (storage.read its test file), so a
+  // directory must take writes whatever the probe then does with them.
+  if (t.kind == TargetKind::directory) {
+    if (std::string why = directory_write_problem(path); !why.empty()) {
+      out.reason = fmt::format("{}{}: {}", option, path, why);
+      return out;
+    }
   }
   if (write_probe) {
     if (t.kind == TargetKind::block_device) {
@@ -71,12 +95,15 @@ TargetOrReason resolve_target(const std::string& path_param, const std::string& 
       out.reason = fmt::format("{}{}: is a file; this probe writes its own files and needs a directory", option, path);
       return out;
     }
-    if (access(path.c_str(), W_OK | X_OK) != 0) {
-      out.reason = fmt::format("{}{}: directory is not writable ({})", option, path, std::strerror(errno));
-      return out;
-    }
     if (!path_param.empty() && !data_dir.empty() && !is_inside(path_param, data_dir)) {
       out.reason = fmt::format("--path {}: is outside --data-dir {}; nodeaudit writes only inside --data-dir", path_param, data_dir);
+      return out;
+    }
+  }
+  // Read-only probes read a block device as fio does; its size comes from the device itself.
+  if (t.kind == TargetKind::block_device) {
+    if (std::string why = block_device_bytes(path, t.size_bytes); !why.empty()) {
+      out.reason = fmt::format("{}{}: {}", option, path, why);
       return out;
     }
   }
@@ -134,10 +161,14 @@ std::string check_free_space(const std::string& dir, std::uint64_t needed) {
                      format_bytes(static_cast<double>(*have)));
 }
 
-bool direct_io_supported(const std::string& dir) {
+std::optional<bool> direct_io_supported(const std::string& dir, std::string* untested_why) {
   std::string probe = (fs::path(dir) / ".nodeaudit-odirect-XXXXXX").string();
   const int fd = mkstemp(probe.data());
-  if (fd < 0) return false;
+  if (fd < 0) {
+    // No file to try an O_DIRECT open on: nothing is known about O_DIRECT here.
+    if (untested_why) *untested_why = fmt::format("cannot create a test file in {}: {}", dir, std::strerror(errno));
+    return std::nullopt;
+  }
   close(fd);
   const int direct_fd = open(probe.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
   unlink(probe.c_str());

@@ -21,8 +21,9 @@ struct StorageTarget {
   std::uint64_t size_bytes = 0;  // file or block device size
 };
 
-// --path, or the run's --data-dir when --path is empty. `write_probe` refuses block devices and
-// files, and requires a writable directory inside --data-dir when both are given.
+// --path, or the run's --data-dir when --path is empty. A directory must be writable (every probe
+// creates its files in the directory it gets; a read-only file system is said as such). `write_probe`
+// refuses block devices and files, and requires the directory inside --data-dir when both are given.
 // Returns the reason on failure; `skip` is set when neither was given (nothing to measure).
 struct TargetOrReason {
   std::optional<StorageTarget> target;
@@ -38,8 +39,9 @@ std::optional<std::uint64_t> free_bytes(const std::string& dir);
 std::uint64_t mem_available_bytes();
 // Empty when `dir` has room for `needed` bytes; else "needs X at DIR, only Y free".
 std::string check_free_space(const std::string& dir, std::uint64_t needed);
-// True when O_DIRECT opens work on `dir`'s file system (tested with a temporary file).
-bool direct_io_supported(const std::string& dir);
+// Whether O_DIRECT opens work on `dir`'s file system, tested with a temporary file; std::nullopt
+// when no temporary file could be made (then nothing was tested, and `untested_why` says why).
+std::optional<bool> direct_io_supported(const std::string& dir, std::string* untested_why = nullptr);
 
 // "none" for O_DIRECT or data larger than free RAM; "page" for a buffered read of data that fits.
 const char* cache_label(bool direct, std::uint64_t data_bytes);

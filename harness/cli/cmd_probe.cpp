@@ -5,6 +5,7 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "../env.hpp"
 #include "../errors.hpp"
@@ -57,8 +58,8 @@ int execute(const ProbeSpec& spec, ProbeInvocation& inv) {
     throw UsageError(spec.id + " under an MPI launcher", "not built (" + spec.not_built_reason.value_or("?") +
                                                              "): this build cannot join an MPI job; rebuild with CUDA, NCCL and MPI");
   }
-  std::string out_path;
-  if (!child && !secondary_rank && !inv.common.out.empty()) out_path = resolve_out_path(inv.common.out, "results", host_name());
+  std::optional<OutPath> out;
+  if (!child && !secondary_rank && !inv.common.out.empty()) out = resolve_out_path(inv.common.out, "results", host_name());
   const std::atomic<bool>& cancel = install_interrupt_handler();
   const double deadline_s = inv.deadline_s > 0 ? inv.deadline_s : probe_deadline_s(spec, params, settings.level);
   nlohmann::json entry = run_probe_in_process(spec, params, settings, cancel, deadline_s);
@@ -82,7 +83,7 @@ int execute(const ProbeSpec& spec, ProbeInvocation& inv) {
   }
   doc["probes"].push_back(entry);
   doc["finished_at"] = utc_now_iso8601();
-  if (!out_path.empty()) write_file_atomic(out_path, doc.dump(2) + "\n", true);
+  const std::string out_path = out ? claim_out_file(*out, doc.dump(2) + "\n") : "";
   if (inv.common.format == "json") std::cout << doc.dump(2) << "\n";
   else std::cout << render_probe(entry);
   if (!out_path.empty() && inv.common.format != "json") std::cout << "result written to " << out_path << "\n";

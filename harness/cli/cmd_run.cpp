@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <iostream>
 #include <memory>
 
@@ -47,9 +48,10 @@ std::vector<const ProbeSpec*> plan_probes(const RunInvocation& inv) {
   return plan;
 }
 
-// A live line on a TTY (rewritten in place), nothing per tick otherwise.
-ProgressFn progress_printer(bool tty, const std::string& id, std::size_t index, std::size_t total) {
-  if (!tty) return {};
+// A live line rewritten in place on stderr, only when stderr is a terminal: the escape sequences
+// must never reach a log file or a pipe, whatever stdout is.
+ProgressFn progress_printer(bool live, const std::string& id, std::size_t index, std::size_t total) {
+  if (!live) return {};
   return [=](double elapsed_s, double deadline_s) {
     std::fprintf(stderr, "\r[%zu/%zu] %-26s %7.1f s (deadline %.0f s)  ", index, total, id.c_str(), elapsed_s, deadline_s);
     std::fflush(stderr);
@@ -93,6 +95,23 @@ void hoist_multinode(nlohmann::json& doc, nlohmann::json& entry) {
   entry["info"].erase("multinode");
 }
 
+// A probe's block as it ends; a skip reason already printed for an earlier probe is not repeated.
+class SkipReasonsSaid {
+ public:
+  std::string render(const nlohmann::json& entry) {
+    if (entry.value("status", "") != "skipped") return render_probe(entry);
+    const std::string reason = entry.value("reason", "");
+    const auto [first, inserted] = first_probe_for_.emplace(reason, entry.value("id", "?"));
+    if (inserted) return render_probe(entry);
+    nlohmann::json shortened = entry;
+    shortened["reason"] = "(same reason as " + first->second + ")";
+    return render_probe(shortened);
+  }
+
+ private:
+  std::map<std::string, std::string> first_probe_for_;  // reason -> the first probe skipped for it
+};
+
 int finish_code(const nlohmann::json& doc, bool interrupted, int assessment_code) {
   if (interrupted) return exit_interrupted;
   for (const auto& p : doc["probes"])
@@ -115,18 +134,21 @@ int execute(RunInvocation& inv) {
   const RunSettings settings = make_settings(inv.common, nvml.device_count(), nvml.why_unavailable());
   RunSettings run_settings = settings;
   run_settings.profile_path = prepare_run_extras(inv.common.profile, inv.extras);
-  const std::string out_path = writes ? resolve_out_path(inv.common.out, "results", host_name()) : "";
+  const OutPath out = writes ? resolve_out_path(inv.common.out, "results", host_name()) : OutPath{};
   if (writes && !inv.telemetry_out.empty() && std::filesystem::exists(inv.telemetry_out))
     throw UsageError("--telemetry-out " + inv.telemetry_out, "already exists; nodeaudit never overwrites a file");
   const bool json_out = inv.common.format == "json";
-  const bool tty = writes && stdout_is_tty() && !json_out;
+  // Under an MPI launcher stdout/stderr may be terminals the launcher forwards into a log: no live line.
+  const bool live = writes && !json_out && !mpi_rank && stderr_is_tty();
   std::FILE* log = json_out ? stderr : stdout;
 
   nlohmann::json doc = new_result_document(to_string(settings.level), inv.common.profile, inv.argv,
                                            writes ? collect_env(settings.data_dir, nvml) : nlohmann::json::object());
   if (writes && !json_out) std::fputs(render_env(doc["env"]).c_str(), log);
-  if (writes) write_file_atomic(out_path, doc.dump(2) + "\n", true);  // claims the name; later writes replace it
+  // Claims the name; later writes replace this run's own file.
+  const std::string out_path = writes ? claim_out_file(out, doc.dump(2) + "\n") : "";
 
+  SkipReasonsSaid live_reasons;
   IsolationOptions iso{self_exe_path(), run_settings, &nvml, 0.5, inv.telemetry_out, 5.0};
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const ProbeSpec& spec = *plan[i];
@@ -135,16 +157,24 @@ int execute(RunInvocation& inv) {
                                           nlohmann::json::object(), 0, {}, {}, nlohmann::json::object()));
       continue;
     }
-    if (writes && !tty && !json_out) {
+    if (writes && !live && !json_out) {
       std::fprintf(log, "[%zu/%zu] %s ...\n", i + 1, plan.size(), spec.id.c_str());
       std::fflush(log);  // progress shows as it happens when the output goes to a file or a pipe
     }
-    nlohmann::json entry = mpi_rank ? run_probe_as_mpi_rank(spec, run_settings, inv, interrupt)
-                                    : run_probe_isolated(spec, probe_params_for(spec, inv.extras), iso, interrupt,
-                                                         progress_printer(tty, spec.id, i + 1, plan.size()));
-    if (tty) std::fputs("\r\033[K", stderr);
+    const std::optional<std::string> left_out = left_out_by_profile(spec, inv.extras, !inv.only.empty());
+    nlohmann::json entry =
+        left_out ? probe_entry(spec.id, Outcome::skipped(*left_out), nlohmann::json::object(), 0, {}, {},
+                               nlohmann::json::object())
+        : mpi_rank ? run_probe_as_mpi_rank(spec, run_settings, inv, interrupt)
+                   : run_probe_isolated(spec, probe_params_for(spec, inv.extras), iso, interrupt,
+                                        progress_printer(live, spec.id, i + 1, plan.size()));
+    if (live) std::fputs("\r\033[K", stderr);
     hoist_multinode(doc, entry);
-    if (writes && !json_out) std::fputs(render_probe_status(entry).c_str(), log);
+    // Each probe's block is printed once, as it ends; the summary at the end does not repeat it.
+    if (writes && !json_out) {
+      std::fputs(live_reasons.render(entry).c_str(), log);
+      std::fflush(log);
+    }
     doc["probes"].push_back(std::move(entry));
     if (writes) write_file_atomic(out_path, doc.dump(2) + "\n", false);
   }
@@ -154,7 +184,11 @@ int execute(RunInvocation& inv) {
   write_file_atomic(out_path, doc.dump(2) + "\n", false);
   write_run_side_outputs(doc, inv.extras);
   if (json_out) std::cout << doc.dump(2) << "\n";
-  else std::fputs(("\n" + render_result_table(doc) + render_run_assessment(doc) + "result written to " + out_path + "\n").c_str(), log);
+  else
+    std::fputs(("\n" + render_skip_groups(group_skipped(doc), "") + render_status_counts(doc) +
+                render_run_assessment(doc) + "result written to " + out_path + "\n")
+                   .c_str(),
+               log);
   return finish_code(doc, interrupt.load(), assessment_code);
 }
 

@@ -86,10 +86,10 @@ void write_result(nlohmann::json& doc, const std::string& path, const watch::Wat
 
 int execute(const WatchOptions& o) {
   const ValidWatch v = validate(o);
-  const std::string out_path = resolve_out_path(o.out, "results", host_name());
+  const OutPath out = resolve_out_path(o.out, "results", host_name());
   Nvml nvml;
   nlohmann::json doc = new_result_document("quick", "", o.argv, collect_env("", nvml));
-  write_file_atomic(out_path, doc.dump(1) + "\n", true);  // claims the name; later writes replace it
+  const std::string out_path = claim_out_file(out, doc.dump(1) + "\n");  // later writes replace it
 
   watch::WatchSampler sampler(&nvml, v.pid);
   watch::WatchSeries series;

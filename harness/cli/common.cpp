@@ -81,21 +81,37 @@ RunSettings make_settings(const CommonOptions& o, int gpus_on_node, const std::s
   return s;
 }
 
-std::string resolve_out_path(const std::string& out, const std::string& default_dir, const std::string& host) {
+OutPath resolve_out_path(const std::string& out, const std::string& default_dir, const std::string& host) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (out.empty()) {
     fs::create_directories(default_dir, ec);
     if (ec) throw UsageError(default_dir, "cannot create the results directory: " + ec.message());
-    return (fs::path(default_dir) / default_result_name(host)).string();
+    return {(fs::path(default_dir) / default_result_name(host)).string(), true};
   }
-  if (fs::is_directory(out, ec)) return (fs::path(out) / default_result_name(host)).string();
+  if (fs::is_directory(out, ec)) return {(fs::path(out) / default_result_name(host)).string(), true};
   if (out.back() == '/') throw UsageError("--out " + out, "directory does not exist");
   const fs::path parent = fs::path(out).has_parent_path() ? fs::path(out).parent_path() : fs::path(".");
   if (!fs::is_directory(parent, ec))
     throw UsageError("--out " + out, "directory " + parent.string() + " does not exist; give an existing directory");
   if (fs::exists(out, ec)) throw UsageError("--out " + out, "already exists; nodeaudit never overwrites a file");
-  return out;
+  return {out, false};
+}
+
+std::string claim_out_file(const OutPath& out, const std::string& content) {
+  if (!out.name_is_ours) {
+    write_file_atomic(out.path, content, true);
+    return out.path;
+  }
+  const std::filesystem::path first(out.path);
+  const std::string stem = (first.parent_path() / first.stem()).string();
+  // A bound, so a directory full of one second's results still ends in a clear error.
+  constexpr int kMaxSuffix = 1000;
+  for (int suffix = 1; suffix <= kMaxSuffix; ++suffix) {
+    const std::string candidate = suffix == 1 ? out.path : fmt::format("{}-{}{}", stem, suffix, first.extension().string());
+    if (write_new_file_atomic(candidate, content)) return candidate;
+  }
+  throw UsageError(out.path, fmt::format("this name and {} numbered variants already exist; give another --out", kMaxSuffix - 1));
 }
 
 std::string self_exe_path() {
@@ -119,6 +135,7 @@ const std::atomic<bool>& install_interrupt_handler() {
 }
 
 bool stdout_is_tty() { return isatty(STDOUT_FILENO) != 0; }
+bool stderr_is_tty() { return isatty(STDERR_FILENO) != 0; }
 
 std::vector<std::string> own_command_line() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);

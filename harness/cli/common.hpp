@@ -27,9 +27,22 @@ void add_common_options(CLI::App& app, CommonOptions& options);
 // Throws UsageError naming the bad value.
 RunSettings make_settings(const CommonOptions& options, int gpus_on_node, const std::string& why_no_gpu);
 
+// Where a result goes. With a directory (or no --out) nodeaudit names the file itself and may take
+// another name when that one is taken; a FILE the user named is that file or nothing.
+struct OutPath {
+  std::string path;
+  bool name_is_ours = false;
+};
+
 // --out FILE|DIR -> the file to create. A directory (existing, or ending in '/') gets the default
 // name; the parent directory must exist; an existing file is refused (never overwritten).
-std::string resolve_out_path(const std::string& out, const std::string& default_dir, const std::string& host);
+OutPath resolve_out_path(const std::string& out, const std::string& default_dir, const std::string& host);
+
+// Writes the first version of the result and returns the path it has. A name nodeaudit chose that
+// another run took meanwhile (two runs started in the same second) becomes "<name>-2.json",
+// "-3", ...: the first free one, taken atomically, so no run overwrites or loses another's result.
+// A name the user gave that exists by now is refused (UsageError).
+std::string claim_out_file(const OutPath& out, const std::string& content);
 
 // Path of the running binary, for re-executing it as a probe child.
 std::string self_exe_path();
@@ -38,6 +51,7 @@ std::string self_exe_path();
 const std::atomic<bool>& install_interrupt_handler();
 
 bool stdout_is_tty();
+bool stderr_is_tty();
 
 // This process's command line (from /proc/self/cmdline), recorded in the result for reproduction.
 std::vector<std::string> own_command_line();

@@ -10,6 +10,7 @@
 #include "../registry.hpp"
 #include "../version.hpp"
 #include "commands.hpp"
+#include "unexpected_args.hpp"
 
 namespace {
 
@@ -49,6 +50,9 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError&) {
+    std::cerr << "nodeaudit: " << cli::explain_unexpected_argument(app, argc, argv) << "\n";
+    return cli::exit_usage;
   } catch (const CLI::ParseError& e) {
     std::cerr << "nodeaudit: " << e.what() << " (see nodeaudit --help)\n";
     return cli::exit_usage;

@@ -58,6 +58,15 @@ std::map<std::string, std::string> probe_params_for(const ProbeSpec& spec, const
   return texts;
 }
 
+std::optional<std::string> left_out_by_profile(const ProbeSpec& spec, const RunExtras& extras, bool only_given) {
+  if (only_given || !extras.profile) return std::nullopt;
+  if (spec.id == "host.decode" && extras.profile->data.decode == score::DecodeKind::none)
+    return fmt::format("not needed by profile {} (data.decode = none: no CPU decode to judge); --only host.decode "
+                       "measures it",
+                       extras.profile->name);
+  return std::nullopt;
+}
+
 int assess_run(nlohmann::json& doc, const RunExtras& extras) {
   if (!extras.profile) return 0;
   doc["assessment"] = score::assess(*extras.profile, doc, extras.cost);

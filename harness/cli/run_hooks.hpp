@@ -29,6 +29,11 @@ void add_run_extras(CLI::App& run, RunExtras& extras);
 std::string prepare_run_extras(const std::string& profile_name_or_path, RunExtras& extras);
 // Parameter texts a profile implies for a probe (the sample size of the data set, ...).
 std::map<std::string, std::string> probe_params_for(const ProbeSpec& spec, const RunExtras& extras);
+// Why the profile leaves `spec` out of the run, or std::nullopt to run it. Only a probe whose
+// figure the profile's assessment never reads is left out (host.decode for a profile that decodes
+// nothing on the CPU), and only when the user did not name probes with --only: the time goes to
+// the figures the verdict rests on. The probe is recorded as skipped with this reason.
+std::optional<std::string> left_out_by_profile(const ProbeSpec& spec, const RunExtras& extras, bool only_given);
 // Scores the finished run when a profile was given and stores doc["assessment"]; returns the exit
 // code the verdict implies (1 on FAIL).
 int assess_run(nlohmann::json& doc, const RunExtras& extras);

@@ -1,6 +1,7 @@
 // profile x result -> assessment document. Pure: everything is computed from the two inputs.
 #include <fmt/format.h>
 
+#include "../table.hpp"
 #include "model.hpp"
 #include "score.hpp"
 #include "verdict.hpp"
@@ -90,6 +91,14 @@ json cost_json(const Profile& profile, const NodeModel& node, const CostOptions&
   return out;
 }
 
+// Skipped probes by reason: each reason once, with the probes it stopped.
+json skipped_json(const json& result) {
+  json groups = json::array();
+  if (!result.is_object() || !result.contains("probes")) return groups;
+  for (const SkipGroup& g : group_skipped(result)) groups.push_back({{"reason", g.reason}, {"probes", g.probe_ids}});
+  return groups;
+}
+
 }  // namespace
 
 json assess(const Profile& profile, const json& result, const CostOptions& options) {
@@ -104,6 +113,7 @@ json assess(const Profile& profile, const json& result, const CostOptions& optio
           {"profile_path", profile.source_path},
           {"category", to_string(profile.category)},
           {"gpus", node.shape.gpus},
+          {"skipped", skipped_json(result)},
           {"step", step_json(node)},
           {"resources", resources},
           {"memory", memory_json(node.memory)},

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "../table.hpp"
 #include "../units.hpp"
 #include "score.hpp"
 
@@ -21,6 +22,16 @@ std::string text(const json& object, const char* key) {
 }
 std::string pct(double fraction) {
   return fmt::format("{:.1f}%", fraction * 100);
+}
+
+// "  not measured: 13 probes skipped: <reason>" and their ids; the lines below that rest on one of
+// them say "<probe> skipped" only.
+std::string skipped_lines(const json& skipped) {
+  std::vector<SkipGroup> groups;
+  for (const json& g : skipped)
+    if (g.is_object()) groups.push_back({text(g, "reason"), g.value("probes", std::vector<std::string>{})});
+  if (groups.empty()) return "";
+  return "  not measured:\n" + render_skip_groups(groups, "    ");
 }
 
 std::string step_lines(const json& step) {
@@ -90,6 +101,7 @@ std::string render_assessment(const json& assessment) {
   std::string out =
       fmt::format("Assessment for {} ({}) on {} GPU{}\n", text(assessment, "profile"), text(assessment, "category"),
                   number(assessment, "gpus"), number(assessment, "gpus") == 1 ? "" : "s");
+  out += skipped_lines(assessment.value("skipped", json::array()));
   out += step_lines(assessment["step"]);
   out += "  resources (time per step, share of the step, demand at capacity):\n";
   for (const json& resource : assessment["resources"]) out += "  " + resource_line(resource);

@@ -15,7 +15,8 @@ namespace nodeaudit::score {
 using LabelFilter = std::map<std::string, std::string>;
 
 // A probe whose status is `ok` is measured; anything else (absent, skipped, failed, crashed,
-// timeout, interrupted) is not, and `why` says so as "<probe> <status>: <reason>".
+// timeout, interrupted) is not, and `why` says so as "<probe> <status>: <reason>", or "<probe>
+// skipped" for a skip, whose reason the assessment lists once with the other probes it stopped.
 struct ProbeState {
   const nlohmann::json* probe = nullptr;
   std::string why;

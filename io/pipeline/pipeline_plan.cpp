@@ -136,8 +136,27 @@ std::string choose_compute(const ParamValues& p, const GpuAvailability& gpus, Pi
 
 }  // namespace
 
+int step_cap(Level level) {
+  switch (level) {
+    case Level::quick: return 20;
+    case Level::standard: return 200;
+    case Level::soak: return 2000;
+  }
+  return 20;
+}
+
+int planned_step_count(const ParamValues& params, Level level, double compute_s) {
+  if (params.integer("steps") > 0) return static_cast<int>(params.integer("steps"));
+  constexpr int min_steps = 4;
+  const int cap = step_cap(level);
+  if (compute_s <= 0) return cap;
+  const double timed = std::ceil(params.duration_s("step-budget") / compute_s);
+  return static_cast<int>(std::clamp(1 + timed, static_cast<double>(min_steps), static_cast<double>(cap)));
+}
+
 void complete_real_plan(PipelinePlan& plan, const GpuCalibration& calibration, int steps, bool busbw_given) {
   plan.compute.compute_s = calibration.compute_s;
+  plan.steps = steps;
   if (!busbw_given && calibration.allreduce_s > 0) {
     const double g = static_cast<double>(plan.devices.size());
     const double busbw = plan.allreduce.bytes * 2 * (g - 1) / g / calibration.allreduce_s / 1e9;
@@ -183,9 +202,13 @@ std::string make_plan(const ProbeContext& ctx, PipelinePlan& plan, const GpuAvai
     return fmt::format(
         "--queue-depth {} batches of {} samples ({} each in memory) need {}, over half the available memory",
         plan.queue_depth, plan.samples_per_step, format_bytes(per_sample), format_bytes(batch_bytes));
+  if (p.integer("steps") == 1)
+    return "--steps 1: must be 0 (as many as --step-budget holds) or at least 2 (the first step is not timed)";
   plan.checkpoint_mode = *parse_checkpoint_mode(p.text("checkpoint"));
+  // Real GPUs: the compute time, so the count, is known once they are calibrated (complete_real_plan).
+  plan.steps = planned_step_count(p, ctx.settings().level, plan.real() ? 0 : plan.compute.compute_s);
   if (plan.checkpoint_mode != CheckpointMode::off && !plan.real())
-    plan.checkpoint = scale_checkpoints(plan.profile, static_cast<int>(p.integer("steps")), plan.compute.compute_s);
+    plan.checkpoint = scale_checkpoints(plan.profile, plan.steps, plan.compute.compute_s);
   return "";
 }
 

@@ -123,6 +123,11 @@ void record_metrics(ProbeContext& ctx, const PipelinePlan& plan, const PipelineR
   ctx.add_value("au_with_checkpoint", unit::percent, Better::higher, f.au_with_checkpoint_pct);
   ctx.add_value("samples_per_s", unit::samples_per_s, Better::higher, f.samples_per_s);
   ctx.add_value("data_wait_s", unit::s, Better::lower, f.data_wait_s);
+  // Each timed step's wall time, so the run's steadiness is a figure with its spread (cv), not
+  // only the totals above.
+  std::vector<double> step_times_s;
+  for (std::size_t i = 1; i < r.steps.size(); ++i) step_times_s.push_back(r.steps[i].end_s - r.steps[i - 1].end_s);
+  ctx.add_metric(Metric{"step_time", unit::s, Better::lower, {}, step_times_s});
   record_stages(ctx, f, plan.real());
   record_prediction(ctx, plan, r, f, cache);
 }
@@ -212,7 +217,12 @@ Outcome run_on_dataset(ProbeContext& ctx, const PipelinePlan& plan, const Sample
   config.decode_jpeg = plan.decode_jpeg;
   config.direct = p.boolean("direct");
   config.samples_per_step = plan.samples_per_step;
-  config.steps = static_cast<int>(p.integer("steps"));
+  config.steps = plan.steps;
+  ctx.info()["steps_planned"] = {
+      {"steps", plan.steps},
+      {"rule", p.integer("steps") > 0 ? "--steps"
+                                       : "--step-budget of compute at the step's compute time, plus the untimed "
+                                         "first step; at least 4, at most the level's cap"}};
   config.workers = plan.workers;
   config.queue_depth = plan.queue_depth;
   config.io_depth = static_cast<unsigned>(p.integer("io-depth"));

@@ -35,6 +35,7 @@ struct PipelinePlan {
   CommDemand comm;
   CheckpointPlan checkpoint;
   CheckpointMode checkpoint_mode = CheckpointMode::sync;
+  int steps = 0;                   // steps to run, the untimed first one included
   bool loader_only() const { return gpu == "none"; }
   bool real() const { return !devices.empty(); }
   int batches_per_step() const { return real() ? static_cast<int>(devices.size()) : 1; }
@@ -44,9 +45,18 @@ struct PipelinePlan {
 // table, a --comm-result without an all-reduce figure, a queue too small or too big). `gpus` are
 // the real GPUs --emulate-compute auto may use.
 std::string make_plan(const ProbeContext& ctx, PipelinePlan& plan, const GpuAvailability& gpus = {});
-// On real GPUs: the compute time, the busbw (unless given) and the checkpoint schedule from what
-// the device measured before the run.
+// On real GPUs: the compute time, the busbw (unless given), the step count and the checkpoint
+// schedule from what the device measured before the run.
 void complete_real_plan(PipelinePlan& plan, const GpuCalibration& calibration, int steps, bool busbw_given);
+
+// Steps to run: --steps when given; else enough for --step-budget of compute at `compute_s` per
+// step plus the untimed first one, at least 4 (three timed steps give the step time a spread) and
+// at most the level's cap (20 / 200 / 2000), which is also the count when compute_s is 0 (loader only).
+// A slow profile (an emulated 7B fine-tune step takes seconds) so runs a few long steps instead of
+// twenty; the AU stays exact, as every step still runs at its real duration.
+int planned_step_count(const ParamValues& params, Level level, double compute_s);
+// The most steps planned_step_count gives at `level` (the probe's deadline is sized for it).
+int step_cap(Level level);
 
 // The sample files a run reads: pattern files of exactly `sample_bytes`, or JPEGs of varying size.
 struct SampleFiles {

@@ -54,7 +54,8 @@ Outcome run_with_compute(ProbeContext& ctx, PipelinePlan& plan, const SampleFile
     plan.gemms.dtype = opened.gemm_dtype;
   }
   const bool busbw_given = p.real("busbw") > 0 || !p.text("comm-result").empty();
-  complete_real_plan(plan, opened.calibration, static_cast<int>(p.integer("steps")), busbw_given);
+  complete_real_plan(plan, opened.calibration,
+                     planned_step_count(p, ctx.settings().level, opened.calibration.compute_s), busbw_given);
   ctx.info()["calibration"] = {{"gpu_name", opened.calibration.gpu_name},
                                {"gemms_alone_s", opened.calibration.compute_s},
                                {"allreduce_alone_s", opened.calibration.allreduce_s},
@@ -95,9 +96,14 @@ Outcome measure_pipeline_step(ProbeContext& ctx) {
   if (std::string error = make_plan(ctx, plan, gpus); !error.empty()) return Outcome::bad_input(error);
   io::TargetOrReason t = io::resolve_target(p.text("path"), ctx.settings().data_dir, true);
   if (!t.target) return t.skip ? Outcome::skipped(t.reason) : Outcome::failed(t.reason);
-  if (p.boolean("direct") && !io::direct_io_supported(t.target->path))
-    return Outcome::bad_input(
-        fmt::format("--direct true: {} does not support O_DIRECT; use --direct false", t.target->path));
+  if (p.boolean("direct")) {
+    std::string untested_why;
+    const std::optional<bool> direct = io::direct_io_supported(t.target->path, &untested_why);
+    if (!direct) return Outcome::failed("--direct true: O_DIRECT could not be tested: " + untested_why);
+    if (!*direct)
+      return Outcome::bad_input(
+          fmt::format("--direct true: {} does not support O_DIRECT; use --direct false", t.target->path));
+  }
   if (plan.decode_jpeg) return run_on_jpegs(ctx, plan, t.target->path);
   const auto samples = static_cast<std::uint64_t>(p.integer("samples"));
   const io::DatasetSpec spec{fmt::format("dataset-{}x{}", plan.sample_bytes, samples), samples, plan.sample_bytes,
@@ -120,8 +126,8 @@ ProbeSpec make_spec() {
   spec.needs = {Need::io_uring};
   spec.params = pipeline_params();
   spec.body = measure_pipeline_step;
-  spec.deadline_s = [](const ParamValues& params, Level) {
-    const double steps = static_cast<double>(params.integer("steps"));
+  spec.deadline_s = [](const ParamValues& params, Level level) {
+    const double steps = static_cast<double>(params.integer("steps") > 0 ? params.integer("steps") : step_cap(level));
     const double sample_bytes = std::max<double>(static_cast<double>(params.size_bytes("sample-size")), 256 << 10);
     const double generate_s = static_cast<double>(params.integer("samples")) * sample_bytes / 20e6;
     return 120 + generate_s + steps * std::max(10.0, params.duration_s("compute-time") * 2);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gpu_absence.hpp"
 #include "gpu_select.hpp"
 #include "nvml.hpp"
 
@@ -24,8 +25,8 @@ DeviceChoice choose_devices(const ProbeContext& ctx) {
   int count = 0;
   const cudaError_t code = cudaGetDeviceCount(&count);
   if (code != cudaSuccess)
-    return {{}, Outcome::skipped(fmt::format("no CUDA device (cudaGetDeviceCount: {})", cudaGetErrorString(code)))};
-  if (count == 0) return {{}, Outcome::skipped("no CUDA device (cudaGetDeviceCount: 0 devices)")};
+    return {{}, Outcome::skipped(no_cuda_device_reason(fmt::format("cudaGetDeviceCount: {}", cudaGetErrorString(code))))};
+  if (count == 0) return {{}, Outcome::skipped(no_cuda_device_reason("cudaGetDeviceCount: 0 devices"))};
   GpuSelection selection = select_gpus(ctx.settings().gpus, count);
   if (!selection.error.empty()) return {{}, Outcome::bad_input(selection.error)};
   return {selection.devices, std::nullopt};

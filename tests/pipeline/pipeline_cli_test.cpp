@@ -28,7 +28,7 @@ TEST(PipelineCli, BadInputExitsTwoNamingTheValue) {
                    "--comm-result " + dir + "/missing.json: cannot be read");
   expect_bad_input({"probe", "pipeline.step", "--comm-result", not_a_result}, "no measured comm.allreduce");
   expect_bad_input({"probe", "pipeline.step", "--workload", "no-such-profile"}, "no-such-profile");
-  expect_bad_input({"probe", "pipeline.step", "--steps", "1"}, "--steps 1");
+  expect_bad_input({"probe", "pipeline.step", "--steps", "1"}, "--steps 1: must be 0");
   EXPECT_EQ(proc::files_in(dir), std::vector<std::string>{not_a_result});  // nothing else written
   std::filesystem::remove_all(dir);
 }
@@ -53,8 +53,10 @@ TEST(PipelineCli, DefaultRunWithoutAGpuEmulatesComputeAndSaysWhy) {
   std::string why;
   for (const auto& f : probe["findings"])
     if (f["code"] == "pipeline.emulated") why = f["message"];
-  // The CUDA runtime's reason in a CUDA build; the missing toolkit in a build without one.
-  EXPECT_TRUE(why.find("no CUDA device") != std::string::npos || why.find("no real-GPU path") != std::string::npos)
+  // The CUDA runtime's reason (or the missing driver) in a CUDA build; the missing toolkit in a
+  // build without one.
+  EXPECT_TRUE(why.find("no CUDA device") != std::string::npos || why.find("no NVIDIA driver") != std::string::npos ||
+              why.find("no real-GPU path") != std::string::npos)
       << why;
   bool copy_stage = false;
   for (const auto& m : probe["metrics"]) copy_stage |= m["labels"].value("stage", "") == "host_to_device";

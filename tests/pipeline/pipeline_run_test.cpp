@@ -118,6 +118,24 @@ TEST(PipelinePlan, AutoWithoutAGpuEmulatesH100AndKeepsTheReason) {
   EXPECT_GT(plan.compute.compute_s, 0.0);
 }
 
+// --steps 0: a slow step runs a few times (a 2.7 s emulated 7B fine-tune step: 4 steps, not 20),
+// a fast one up to the level's count, an explicit --steps as given.
+TEST(PipelinePlan, StepCountFollowsTheStepBudgetAtTheStepsComputeTime) {
+  const ParamValues budget = resolve_params(pipeline_params(), {{"step-budget", "6s"}}, Level::quick);
+  EXPECT_EQ(planned_step_count(budget, Level::quick, 2.7), 4);   // 1 untimed + 3 timed (6 s / 2.7 s, at least 3)
+  EXPECT_EQ(planned_step_count(budget, Level::quick, 1.0), 7);   // 1 + 6
+  EXPECT_EQ(planned_step_count(budget, Level::quick, 0.05), 20);  // capped at the quick count
+  EXPECT_EQ(planned_step_count(budget, Level::standard, 0.05), 121);
+  EXPECT_EQ(planned_step_count(budget, Level::quick, 0), 20);  // loader only: no compute time to budget
+  const ParamValues given = resolve_params(pipeline_params(), {{"steps", "9"}}, Level::quick);
+  EXPECT_EQ(planned_step_count(given, Level::quick, 2.7), 9);
+
+  ProbeContext ctx = make_context({});  // the default profile on an emulated h100
+  PipelinePlan plan;
+  ASSERT_EQ(make_plan(ctx, plan, {{}, "no GPU here", std::nullopt}), "");
+  EXPECT_EQ(plan.steps, planned_step_count(ctx.params(), Level::quick, plan.compute.compute_s));
+}
+
 TEST(PipelinePlan, AutoWithGpusRunsThemOneBatchEachWithTheGpusCountForTheAllReduce) {
   ProbeContext ctx = make_context({{"workers", "2"}, {"gpus-in-node", "8"}});
   PipelinePlan plan;

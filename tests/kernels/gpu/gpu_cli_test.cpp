@@ -1,6 +1,6 @@
 // The GPU probes through the real CLI: bad parameters exit 2 with one line naming the value before
 // any device is touched; on a machine without a GPU every probe is recorded as skipped with the
-// CUDA runtime's reason, or as not built in a build without CUDA (on a GPU machine that check is
+// CUDA runtime's reason (or the missing NVIDIA driver), or as not built in a build without CUDA (on a GPU machine that check is
 // skipped and scripts/gpu-check.sh runs the probes).
 #include <gtest/gtest.h>
 
@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../../harness/cli_expect.hpp"
+#include "gpu_absence.hpp"
 
 namespace nodeaudit {
 namespace {
@@ -47,7 +48,9 @@ TEST(GpuCli, WithoutAGpuEveryProbeIsSkippedWithTheRuntimesReason) {
     const std::string status = probe["status"], reason = probe.value("reason", "");
     if (status == "ok" || status == "failed") GTEST_SKIP() << "a CUDA device is present here: " << probe["id"] << " ran";
     EXPECT_EQ(status, "skipped") << probe["id"];
-    const std::string expected = NODEAUDIT_GPU_BODIES_BUILT ? "no CUDA device (" : "not built (no CUDA toolkit)";
+    const std::string expected = !NODEAUDIT_GPU_BODIES_BUILT ? "not built (no CUDA toolkit)"
+                                 : nvidia_driver_missing()   ? *nvidia_driver_missing()
+                                                             : "no CUDA device (";
     EXPECT_EQ(reason.rfind(expected, 0), 0u) << probe["id"] << ": " << reason;
   }
 }
