@@ -11,7 +11,7 @@ build_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 chromium
 )
-bench_packages=(fio libjpeg-turbo-progs netpipe-openmpi)
+bench_packages=(fio libjpeg-turbo-progs netpipe-openmpi likwid jq)
 
 wanted=("${build_packages[@]}")
 if [[ "${1:-}" == "--with-bench" ]]; then

@@ -3,11 +3,16 @@
 // Bytes counted per element as STREAM does, without write-allocate traffic:
 //   copy  c = a          16 B     scale b = s*c        16 B
 //   add   c = a + b      24 B     triad a = b + s*c    24 B
-// Each array is at least 4x the total last-level cache (and at least 256 MiB), so the caches are
-// not what is measured. Every thread first-touches its own slice, so on a NUMA node each slice
-// lives on the memory local to the core that streams it. Arrays start non-zero; each kernel writes
-// an array it does not read, so repeating a kernel is idempotent and the final values are known
-// exactly (a = 15, b = 3, c = 4 after the four kernels with s = 3): checked after timing.
+// Stores are non-temporal by default (--stores streaming): an ordinary store reads its line
+// before writing it, traffic the count above leaves out, so with ordinary stores (--stores
+// cached) the figure is about 2/3 (copy, scale) or 3/4 (add, triad) of the bytes the memory moved.
+// Arrays are advised as transparent huge pages (--huge-pages; info.huge_pages says how much was
+// granted). Each array is at least 4x the total last-level cache (and at least 256 MiB), so the
+// caches are not what is measured. Every thread first-touches its own slice, so on a NUMA node
+// each slice lives on the memory local to the core that streams it; slices start on cache lines.
+// Arrays start non-zero; each kernel writes an array it does not read, so repeating a kernel is
+// idempotent and the final values are known exactly (a = 15, b = 3, c = 4 after the four kernels
+// with s = 3): checked after timing.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -16,9 +21,12 @@
 
 #include <fmt/format.h>
 #include <hwloc.h>
+#include <sys/mman.h>
 
 #include "context.hpp"
+#include "procfs.hpp"
 #include "registry.hpp"
+#include "stream_kernels.hpp"
 #include "thread_team.hpp"
 #include "units.hpp"
 
@@ -33,8 +41,17 @@ struct FreeDeleter {
 };
 using Array = std::unique_ptr<double[], FreeDeleter>;
 
-Array allocate(std::size_t elements) {
-  void* p = std::aligned_alloc(4096, (elements * sizeof(double) + 4095) / 4096 * 4096);
+constexpr std::size_t huge_page_bytes = 2u << 20;
+
+// Aligned to a 2 MiB huge page and, with `huge`, advised as transparent huge pages (THP is often
+// "madvise" only): with 4 KiB pages the hardware prefetchers stop at every page boundary and the
+// TLB misses every 4 KiB, which cost about a quarter of the bandwidth on a 2-core EPYC VM
+// (bench/kernels/host/memory_bandwidth_vs_stream.sh shows both). likwid-bench and a plain STREAM
+// build do not advise, so where THP is madvise-only they run on 4 KiB pages.
+Array allocate(std::size_t elements, bool huge) {
+  const std::size_t bytes = (elements * sizeof(double) + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+  void* p = std::aligned_alloc(huge_page_bytes, bytes);
+  if (p && huge) madvise(p, bytes, MADV_HUGEPAGE);  // advice only: what was granted is read back below
   return Array(static_cast<double*>(p));
 }
 
@@ -55,24 +72,12 @@ std::size_t llc_total_bytes() {
 struct Slice {
   std::size_t begin, end;
 };
+// Equal slices that start on a cache line (the arrays are page aligned); the last takes the rest.
 Slice slice_of(std::size_t n, int workers, int index) {
-  const std::size_t per = n / static_cast<std::size_t>(workers);
+  const std::size_t per = n / static_cast<std::size_t>(workers) / slice_alignment_elements * slice_alignment_elements;
   const std::size_t begin = per * static_cast<std::size_t>(index);
   return {begin, index == workers - 1 ? n : begin + per};
 }
-
-struct Kernel {
-  const char* name;
-  double bytes_per_element;
-  void (*apply)(double* a, double* b, double* c, Slice s);
-};
-
-const Kernel kernels[] = {
-    {"copy", 16, [](double* a, double*, double* c, Slice s) { for (std::size_t i = s.begin; i < s.end; ++i) c[i] = a[i]; }},
-    {"scale", 16, [](double*, double* b, double* c, Slice s) { for (std::size_t i = s.begin; i < s.end; ++i) b[i] = scalar * c[i]; }},
-    {"add", 24, [](double* a, double* b, double* c, Slice s) { for (std::size_t i = s.begin; i < s.end; ++i) c[i] = a[i] + b[i]; }},
-    {"triad", 24, [](double* a, double* b, double* c, Slice s) { for (std::size_t i = s.begin; i < s.end; ++i) a[i] = b[i] + scalar * c[i]; }},
-};
 
 std::size_t count_wrong(const double* v, std::size_t n, double expected) {
   std::size_t wrong = 0;
@@ -87,7 +92,8 @@ Outcome measure_memory_bandwidth(ProbeContext& ctx) {
   const std::size_t llc = llc_total_bytes();
   if (array_bytes == 0) array_bytes = std::max(min_array_bytes, 4 * llc);
   const std::size_t n = array_bytes / sizeof(double);
-  Array a = allocate(n), b = allocate(n), c = allocate(n);
+  const bool huge = ctx.params().boolean("huge-pages");
+  Array a = allocate(n, huge), b = allocate(n, huge), c = allocate(n, huge);
   if (!a || !b || !c) return Outcome::failed(fmt::format("cannot allocate 3 x {} of host memory", format_bytes(static_cast<double>(array_bytes))));
   ctx.info()["array_bytes"] = n * sizeof(double);
   ctx.info()["llc_total_bytes"] = llc;
@@ -102,12 +108,24 @@ Outcome measure_memory_bandwidth(ProbeContext& ctx) {
     const Slice s = slice_of(n, threads, w);
     for (std::size_t i = s.begin; i < s.end; ++i) a[i] = 1.0, b[i] = 2.0, c[i] = 0.0;
   });
-  for (const Kernel& k : kernels) {
+  // What the kernel granted, after first touch: the figures depend on it.
+  ctx.info()["huge_pages"] = {
+      {"advised", huge},
+      {"anon_huge_page_bytes", procfs::read_meminfo("/proc/self/smaps_rollup")["AnonHugePages"]},  // whole process
+      {"thp_enabled", procfs::read_first_line("/sys/kernel/mm/transparent_hugepage/enabled").value_or("unknown")}};
+  const StoreKind stores = ctx.params().text("stores") == "cached" ? StoreKind::cached : StoreKind::streaming;
+  ctx.info()["stores"] = stores == StoreKind::cached ? "cached (ordinary stores: write-allocate reads not counted)"
+                         : streaming_stores_available() ? "streaming (non-temporal stores)"
+                                                         : "cached: this CPU architecture has no streaming stores here";
+  for (std::size_t k = 0; k < std::size(stream_kernels); ++k) {
     const Measurement m = ctx.repeat(ctx.policy(), [&] {
-      team.run([&](int w) { k.apply(a.get(), b.get(), c.get(), slice_of(n, threads, w)); });
-      return Work{.bytes = k.bytes_per_element * static_cast<double>(n)};
+      team.run([&](int w) {
+        const Slice s = slice_of(n, threads, w);
+        run_stream_kernel(k, stores, a.get(), b.get(), c.get(), s.begin, s.end, scalar);
+      });
+      return Work{.bytes = stream_kernels[k].bytes_per_element * static_cast<double>(n)};
     });
-    ctx.add_rate("bandwidth", RateKind::gb_per_s, m, {{"kernel", k.name}});
+    ctx.add_rate("bandwidth", RateKind::gb_per_s, m, {{"kernel", stream_kernels[k].name}});
     if (m.cancelled) return Outcome::interrupted();
   }
   const std::size_t wrong = count_wrong(a.get(), n, 15.0) + count_wrong(b.get(), n, 3.0) + count_wrong(c.get(), n, 4.0);
@@ -127,6 +145,12 @@ ProbeSpec make_spec() {
                 .help = "Bytes per array; 0 = 4x the last-level cache, at least 256 MiB", .min = 0, .max = 1ull << 40},
       ParamSpec{.name = "threads", .type = ParamType::integer, .default_by_level = same_at_all_levels("0"),
                 .help = "Worker threads, one per CPU; 0 = every CPU this process may use", .min = 0, .max = 4096},
+      ParamSpec{.name = "huge-pages", .type = ParamType::boolean, .default_by_level = same_at_all_levels("true"),
+                .help = "Advise the arrays as transparent huge pages (madvise); info.huge_pages says what was granted"},
+      ParamSpec{.name = "stores", .type = ParamType::choice, .default_by_level = same_at_all_levels("streaming"),
+                .help = "streaming = non-temporal stores (no read before a write: the bytes counted are the bytes "
+                        "moved, as likwid-bench's *_mem_* kernels); cached = ordinary stores (gcc-built STREAM)",
+                .choices = {"streaming", "cached"}},
   };
   spec.body = measure_memory_bandwidth;
   return spec;

@@ -1,0 +1,43 @@
+// host.memory-bandwidth end to end: both store kinds and both page sizes run, verify the arrays'
+// final values (the probe fails on a wrong element), and say in info what they used.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+nlohmann::json probe_json(const std::string& args) {
+  const std::string command = std::string(NODEAUDIT_BINARY) + " probe host.memory-bandwidth --format json " + args;
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buffer{};
+  std::size_t n = 0;
+  while (pipe && (n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
+  if (pipe) pclose(pipe);
+  return nlohmann::json::parse(out)["probes"][0];
+}
+
+TEST(MemoryBandwidthCli, StreamingStoresOnHugePagesByDefaultAndSaidSo) {
+  const nlohmann::json probe = probe_json("--repetitions 2 --array-size 64MiB");
+  ASSERT_EQ(probe["status"], "ok") << probe.dump();
+  EXPECT_EQ(probe["params"]["stores"], "streaming");
+  EXPECT_TRUE(probe["info"]["huge_pages"]["advised"].get<bool>());
+  EXPECT_TRUE(probe["info"]["huge_pages"].contains("anon_huge_page_bytes"));
+  const std::string stores = probe["info"]["stores"];
+  EXPECT_TRUE(stores.rfind("streaming", 0) == 0 || stores.find("no streaming stores") != std::string::npos) << stores;
+  EXPECT_EQ(probe["metrics"].size(), 4u);
+}
+
+TEST(MemoryBandwidthCli, CachedStoresOnBasePagesStillVerify) {
+  const nlohmann::json probe = probe_json("--repetitions 2 --array-size 64MiB --stores cached --huge-pages false");
+  ASSERT_EQ(probe["status"], "ok") << probe.dump();
+  EXPECT_EQ(probe["info"]["stores"], "cached (ordinary stores: write-allocate reads not counted)");
+  EXPECT_FALSE(probe["info"]["huge_pages"]["advised"].get<bool>());
+  for (const auto& m : probe["metrics"]) EXPECT_EQ(m["n"], 2) << m.dump();
+}
+
+}  // namespace
