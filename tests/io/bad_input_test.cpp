@@ -97,9 +97,9 @@ TEST(StorageBadInput, BlockSizeNotAMultipleOfTheLogicalBlockSizeExitsTwo) {
 TEST(StorageBadInput, ReadOnlyFileSystemIsNotWritable) {
   MOUNT_OR_SKIP(fs, "tmpfs", "size=16m", MS_RDONLY);
   expect_one_line_exit_two(run_cli("probe storage.checkpoint --format json --size 1MiB --path " + fs.path),
-                           "directory is not writable (Read-only file system)");
+                           "read-only file system");
   expect_one_line_exit_two(run_cli("probe storage.dataset --format json --samples 10 --path " + fs.path),
-                           "directory is not writable (Read-only file system)");
+                           "read-only file system");
 }
 
 }  // namespace

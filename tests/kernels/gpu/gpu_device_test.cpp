@@ -10,19 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "../../harness/cli_expect.hpp"
+#include "gpu_presence.hpp"
 
 namespace nodeaudit {
 namespace {
-
-// Why there is no GPU to test on, or empty when NVML lists at least one.
-std::string why_no_gpu() {
-  const proc::ProcessResult r = proc::run_nodeaudit({"env", "--format", "json"});
-  if (r.exit_code != 0) return "nodeaudit env failed: " + r.err;
-  const nlohmann::json env = nlohmann::json::parse(r.out, nullptr, false);
-  if (env.is_discarded()) return "nodeaudit env printed no JSON";
-  if (env.value("gpus", nlohmann::json::array()).empty()) return "no GPU listed by NVML: " + env.value("gpu_status", std::string("?"));
-  return "";
-}
 
 #define SKIP_WITHOUT_GPU()                                  \
   do {                                                      \
