@@ -1,9 +1,12 @@
-// Test-only probes, linked only into nodeaudit-testbin: they crash, hang, fail or run until
-// interrupted, so the tests can check that `run` survives each and keeps the other figures.
+// Test-only probes, linked only into nodeaudit-testbin: they crash, hang, fail, throw, exit early or
+// run until interrupted, so the tests can check that `run` survives each and keeps the other figures.
+#include <unistd.h>
+
 #include <csignal>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <stdexcept>
 #include <thread>
 
 #include "context.hpp"
@@ -85,6 +88,46 @@ const ProbeRegistrar slow_probe{ProbeSpec{
         if (ctx.metrics().size() == 1) announce_first_figure();
       }
       return ctx.cancelled() ? Outcome::interrupted() : Outcome::ok();
+    },
+    .deadline_s = deadline_from_params}};
+
+const ProbeRegistrar throw_probe{ProbeSpec{
+    .id = "test.throw",
+    .description = "test only: records one rate, then its body throws",
+    .params = {deadline_param()},
+    .body = [](ProbeContext& ctx) -> Outcome {
+      const Measurement m = ctx.repeat(RepeatPolicy{.warmup = 0, .min_repetitions = 2, .max_repetitions = 2}, fixed_work);
+      ctx.add_rate("rate", RateKind::ops_per_s, m, {{"kind", "sleep"}});
+      throw std::runtime_error("thrown after the first figure");
+    },
+    .deadline_s = deadline_from_params}};
+
+const ProbeRegistrar exit_probe{ProbeSpec{
+    .id = "test.exit",
+    .description = "test only: its process exits with status 0 without writing a result",
+    .params = {deadline_param()},
+    .body = [](ProbeContext&) -> Outcome { std::_Exit(0); },
+    .deadline_s = deadline_from_params}};
+
+// test.deaf ignores Ctrl-C, and so does a helper process it starts; once both ignore it, it writes
+// "<its pid> <helper pid>" to the file this variable names, so a test knows whom the kill must reach.
+constexpr const char* kDeafReadyFileEnv = "NODEAUDIT_TEST_DEAF_READY_FILE";
+
+const ProbeRegistrar deaf_probe{ProbeSpec{
+    .id = "test.deaf",
+    .description = "test only: it and a helper process ignore SIGINT until killed",
+    .params = {deadline_param("300s")},
+    .body = [](ProbeContext&) -> Outcome {
+      std::signal(SIGINT, SIG_IGN);
+      const pid_t helper = fork();
+      if (helper == 0)
+        while (true) pause();
+      if (const char* path = std::getenv(kDeafReadyFileEnv); path && *path) {
+        const std::string partial = std::string(path) + ".partial";
+        std::ofstream{partial} << getpid() << ' ' << helper << '\n';
+        std::rename(partial.c_str(), path);
+      }
+      while (true) pause();
     },
     .deadline_s = deadline_from_params}};
 
