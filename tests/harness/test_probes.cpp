@@ -131,5 +131,39 @@ const ProbeRegistrar deaf_probe{ProbeSpec{
     },
     .deadline_s = deadline_from_params}};
 
+// test.sizes takes the two sizes `run --profile` sets from a profile, as the data-loader probes do,
+// so a test can see in the result which values reached a probe.
+ParamSpec size_param(const char* name, const char* help) {
+  return ParamSpec{.name = name, .type = ParamType::size, .default_by_level = same_at_all_levels("4KiB"), .help = help,
+                   .min = 1, .max = 1ull << 40};
+}
+
+const ProbeRegistrar sizes_probe{ProbeSpec{
+    .id = "test.sizes",
+    .description = "test only: takes a sample size and an image size and measures nothing",
+    .params = {deadline_param(), size_param("sample-size", "Bytes per sample"), size_param("image-size", "Bytes per JPEG")},
+    .body = [](ProbeContext&) { return Outcome::ok(); },
+    .deadline_s = deadline_from_params}};
+
+// test.hold lasts at least --hold, so the run's telemetry sampler (a row every 0.5 s after a first
+// reading that only primes its counters) has rows to keep.
+const ProbeRegistrar hold_probe{ProbeSpec{
+    .id = "test.hold",
+    .description = "test only: sleeps for --hold and measures nothing",
+    .params = {deadline_param(), ParamSpec{.name = "hold", .type = ParamType::duration, .default_by_level = same_at_all_levels("1.5s"),
+                                           .help = "How long the probe lasts", .min = 0.1, .max = 60}},
+    .body = [](ProbeContext& ctx) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(ctx.params().duration_s("hold")));
+      return Outcome::ok();
+    },
+    .deadline_s = deadline_from_params}};
+
+const ProbeRegistrar bad_input_probe{ProbeSpec{
+    .id = "test.bad-input",
+    .description = "test only: refuses its input, as a probe given a place it cannot use does",
+    .params = {deadline_param()},
+    .body = [](ProbeContext&) { return Outcome::bad_input("--path /nowhere: asked to refuse"); },
+    .deadline_s = deadline_from_params}};
+
 }  // namespace
 }  // namespace nodeaudit
