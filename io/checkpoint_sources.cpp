@@ -1,6 +1,7 @@
 #include "checkpoint_sources.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "pattern.hpp"
 
@@ -27,7 +28,13 @@ void ShardBlockSource::fill(const IoUnit& unit, std::byte* buffer) {
 }
 
 void ShardBlockSource::completed(const IoUnit& unit, const std::byte* data, std::uint32_t bytes) {
-  if (verify_) mismatched_ += count_pattern_mismatches(data, bytes, layout_.shard_seed(static_cast<int>(unit.tag)), unit.offset);
+  if (!verify_) return;
+  const int shard = static_cast<int>(unit.tag);
+  const std::size_t wrong = count_pattern_mismatches(data, bytes, layout_.shard_seed(shard), unit.offset);
+  if (wrong == 0) return;
+  mismatched_ += wrong;
+  const ShardOffset at{shard, unit.offset + first_pattern_mismatch(data, bytes, layout_.shard_seed(shard), unit.offset)};
+  if (!first_mismatch_ || std::tie(at.shard, at.offset) < std::tie(first_mismatch_->shard, first_mismatch_->offset)) first_mismatch_ = at;
 }
 
 }  // namespace nodeaudit::io

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "uring_engine.hpp"
 
@@ -18,6 +19,11 @@ struct ShardLayout {
   std::uint64_t shard_seed(int shard) const { return seed + (static_cast<std::uint64_t>(shard) << 40); }
 };
 
+struct ShardOffset {
+  int shard = 0;
+  std::uint64_t offset = 0;
+};
+
 class ShardBlockSource : public UnitSource {
  public:
   ShardBlockSource(const ShardLayout& layout, UnitKind kind, bool verify, std::uint64_t max_blocks_per_shard);
@@ -25,6 +31,8 @@ class ShardBlockSource : public UnitSource {
   void fill(const IoUnit& unit, std::byte* buffer) override;
   void completed(const IoUnit& unit, const std::byte* data, std::uint32_t bytes) override;
   std::uint64_t mismatched_bytes() const { return mismatched_; }
+  // The lowest (shard, offset) of a byte that differs, when one does.
+  std::optional<ShardOffset> first_mismatch() const { return first_mismatch_; }
 
  private:
   ShardLayout layout_;
@@ -33,6 +41,7 @@ class ShardBlockSource : public UnitSource {
   std::uint64_t blocks_per_shard_;
   std::uint64_t cursor_ = 0;
   std::uint64_t mismatched_ = 0;
+  std::optional<ShardOffset> first_mismatch_;
 };
 
 }  // namespace nodeaudit::io

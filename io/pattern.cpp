@@ -52,4 +52,16 @@ std::size_t count_pattern_mismatches(const std::byte* buffer, std::size_t bytes,
   return wrong;
 }
 
+std::size_t first_pattern_mismatch(const std::byte* buffer, std::size_t bytes, std::uint64_t seed,
+                                   std::uint64_t file_offset) {
+  std::size_t first = bytes;
+  for_each_word(bytes, seed, file_offset, [&](std::uint64_t w, std::size_t skew, std::size_t at, std::size_t take) {
+    if (first != bytes) return;
+    const auto* expected = reinterpret_cast<const std::byte*>(&w) + skew;
+    for (std::size_t i = 0; i < take && first == bytes; ++i)
+      if (buffer[at + i] != expected[i]) first = at + i;
+  });
+  return first;
+}
+
 }  // namespace nodeaudit::io

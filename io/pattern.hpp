@@ -12,5 +12,9 @@ void fill_pattern(std::byte* buffer, std::size_t bytes, std::uint64_t seed, std:
 // Bytes in `buffer` that differ from the pattern at `file_offset`.
 std::size_t count_pattern_mismatches(const std::byte* buffer, std::size_t bytes, std::uint64_t seed,
                                      std::uint64_t file_offset);
+// Index in `buffer` of the first byte that differs from the pattern at `file_offset`; `bytes` when
+// none does.
+std::size_t first_pattern_mismatch(const std::byte* buffer, std::size_t bytes, std::uint64_t seed,
+                                   std::uint64_t file_offset);
 
 }  // namespace nodeaudit::io

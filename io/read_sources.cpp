@@ -46,8 +46,12 @@ bool VerifyingSource::next(IoUnit& unit) {
 }
 
 void VerifyingSource::completed(const IoUnit& unit, const std::byte* data, std::uint32_t bytes) {
-  mismatched_ += count_pattern_mismatches(data, bytes, seed_, unit.offset);
+  const std::size_t wrong = count_pattern_mismatches(data, bytes, seed_, unit.offset);
   checked_ += bytes;
+  if (wrong == 0) return;
+  mismatched_ += wrong;
+  const std::uint64_t at = unit.offset + first_pattern_mismatch(data, bytes, seed_, unit.offset);
+  if (!first_mismatch_ || at < *first_mismatch_) first_mismatch_ = at;
 }
 
 }  // namespace nodeaudit::io

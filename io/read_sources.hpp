@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "uring_engine.hpp"
@@ -33,7 +34,8 @@ class BlockReadSource : public UnitSource {
   std::uint64_t remaining_ = 0;
 };
 
-// Reads `blocks` blocks of a pattern file in order and counts the bytes that differ.
+// Reads `blocks` blocks of a pattern file in order, counts the bytes that differ and keeps the file
+// offset of the first of them.
 class VerifyingSource : public UnitSource {
  public:
   VerifyingSource(std::uint64_t blocks, std::uint32_t block_bytes, std::uint64_t seed)
@@ -42,12 +44,14 @@ class VerifyingSource : public UnitSource {
   void completed(const IoUnit& unit, const std::byte* data, std::uint32_t bytes) override;
   std::uint64_t mismatched_bytes() const { return mismatched_; }
   std::uint64_t checked_bytes() const { return checked_; }
+  std::optional<std::uint64_t> first_mismatch_offset() const { return first_mismatch_; }
 
  private:
   std::uint64_t blocks_, cursor_ = 0;
   std::uint32_t block_bytes_;
   std::uint64_t seed_;
   std::uint64_t mismatched_ = 0, checked_ = 0;
+  std::optional<std::uint64_t> first_mismatch_;  // completions arrive in any order: the lowest
 };
 
 }  // namespace nodeaudit::io

@@ -19,6 +19,8 @@
 
 #include <fmt/format.h>
 
+#include "storage_checkpoint.hpp"
+
 #include "checkpoint_sources.hpp"
 #include "context.hpp"
 #include "generated_data.hpp"
@@ -63,6 +65,7 @@ struct CheckpointRun {
   ShardLayout layout;
   bool direct_restore = true;
   std::vector<double> write_gbps, stall_s, restore_gbps;
+  std::optional<ShardOffset> first_mismatch;
 };
 
 std::string write_checkpoint(CheckpointRun& run, UringWorker& ring) {
@@ -93,8 +96,10 @@ std::string restore_checkpoint(CheckpointRun& run, UringWorker& ring, bool verif
   LatencyHistogram ignored;
   const LoopResult r = ring.run(source, {}, ignored);
   if (!r.error.empty()) return "checkpoint restore: " + r.error;
-  if (verify) mismatched = source.mismatched_bytes();
-  else run.restore_gbps.push_back(static_cast<double>(r.bytes) / 1e9 / seconds_since(start));
+  if (verify) {
+    mismatched = source.mismatched_bytes();
+    run.first_mismatch = source.first_mismatch();
+  } else run.restore_gbps.push_back(static_cast<double>(r.bytes) / 1e9 / seconds_since(start));
   return {};
 }
 
@@ -103,11 +108,12 @@ int repetitions_for(const ProbeContext& ctx) {
   return ctx.level() == Level::soak ? 5 : 3;
 }
 
-Outcome measure_shard_count(ProbeContext& ctx, const std::string& dir, int shards, bool direct_restore) {
+Outcome measure_shard_count(ProbeContext& ctx, const std::string& dir, int shards, bool direct_restore,
+                            const BeforeRestoreCheck& before_restore_check) {
   const auto& p = ctx.params();
   const auto block = static_cast<std::uint32_t>(p.size_bytes("block-size"));
   const std::uint64_t per_shard = round_up((p.size_bytes("size") + static_cast<std::uint64_t>(shards) - 1) / static_cast<std::uint64_t>(shards), block);
-  CheckpointRun run{ctx, dir, ShardLayout{shards, per_shard, block, 0xc4e7}, direct_restore, {}, {}, {}};
+  CheckpointRun run{ctx, dir, ShardLayout{shards, per_shard, block, 0xc4e7}, direct_restore, {}, {}, {}, {}};
   std::string error;
   auto ring = UringWorker::create({static_cast<unsigned>(p.integer("queue-depth")), block, false, false, 0}, error);
   if (!ring) return Outcome::skipped(error);
@@ -123,13 +129,21 @@ Outcome measure_shard_count(ProbeContext& ctx, const std::string& dir, int shard
   if (ctx.should_stop()) return Outcome::interrupted();
   std::uint64_t mismatched = 0;
   if (run.stall_s.empty()) return Outcome::ok();
+  if (before_restore_check) {
+    std::vector<std::string> paths;
+    for (int i = 0; i < shards; ++i) paths.push_back(shard_path(dir, i));
+    before_restore_check(ctx, paths);
+  }
   if (auto e = restore_checkpoint(run, *ring, true, mismatched); !e.empty()) return Outcome::failed(e);
   if (mismatched == 0) return Outcome::ok();
-  ctx.add_finding(Severity::fail, "storage.verify", fmt::format("{} bytes of the {}-shard checkpoint read back differ from what was written", mismatched, shards));
+  const ShardOffset first = run.first_mismatch.value_or(ShardOffset{});
+  ctx.add_finding(Severity::fail, "storage.verify",
+                  fmt::format("{}: {} bytes of the {}-shard checkpoint read back differ from what was written, the first at byte offset {}",
+                              shard_path(dir, first.shard), mismatched, shards, first.offset));
   return Outcome::failed("verification failed: checkpoint read back differs from what was written");
 }
 
-Outcome measure_storage_checkpoint(ProbeContext& ctx) {
+Outcome measure_storage_checkpoint(ProbeContext& ctx, const BeforeRestoreCheck& before_restore_check) {
   const auto& p = ctx.params();
   TargetOrReason t = resolve_target(p.text("path"), ctx.settings().data_dir, true);
   if (!t.target) return t.skip ? Outcome::skipped(t.reason) : Outcome::bad_input(t.reason);
@@ -145,13 +159,15 @@ Outcome measure_storage_checkpoint(ProbeContext& ctx) {
   ctx.info()["dir"] = dir;
   for (int count : shards == 1 ? std::vector<int>{1} : std::vector<int>{1, shards}) {
     for (const auto& entry : std::filesystem::directory_iterator(dir)) std::filesystem::remove(entry.path());
-    Outcome o = measure_shard_count(ctx, dir, count, direct.use_direct);
+    Outcome o = measure_shard_count(ctx, dir, count, direct.use_direct, before_restore_check);
     if (o.status != Status::ok) return o;
   }
   return Outcome::ok();
 }
 
-ProbeSpec make_spec() {
+}  // namespace
+
+ProbeSpec storage_checkpoint_spec(BeforeRestoreCheck before_restore_check) {
   ProbeSpec spec;
   spec.id = "storage.checkpoint";
   spec.description = "Checkpoint write (one file and N shards, fsync) and O_DIRECT restore: GB/s and stall";
@@ -166,7 +182,7 @@ ProbeSpec make_spec() {
       queue_depth_param("16"),
       direct_param(),
   };
-  spec.body = measure_storage_checkpoint;
+  spec.body = [hook = std::move(before_restore_check)](ProbeContext& ctx) { return measure_storage_checkpoint(ctx, hook); };
   spec.deadline_s = [](const ParamValues& p, Level level) {
     const double reps = level == Level::soak ? 5 : 3;
     // Two shard counts, each rep writes and reads the checkpoint; assume at least 50 MB/s.
@@ -175,7 +191,8 @@ ProbeSpec make_spec() {
   return spec;
 }
 
-const ProbeRegistrar registrar{make_spec()};
-
+namespace {
+const ProbeRegistrar registrar{storage_checkpoint_spec()};
 }  // namespace
+
 }  // namespace nodeaudit::io

@@ -158,7 +158,8 @@ Outcome verify_generated(ProbeContext& ctx, const ReadSetup& setup, ReadWorkers&
   ctx.info()["verified_bytes"] = verify.checked_bytes();
   if (verify.mismatched_bytes() == 0) return Outcome::ok();
   ctx.add_finding(Severity::fail, "storage.verify",
-                  fmt::format("{} of {} bytes read back differ from what was written", verify.mismatched_bytes(), verify.checked_bytes()));
+                  fmt::format("{}: {} of {} bytes read back differ from what was written, the first at byte offset {}", setup.file,
+                              verify.mismatched_bytes(), verify.checked_bytes(), verify.first_mismatch_offset().value_or(0)));
   return Outcome::failed("verification failed: data read back differs from data written");
 }
 

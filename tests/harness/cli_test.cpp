@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "cli_expect.hpp"
 #include "result.hpp"
@@ -36,8 +37,14 @@ const nlohmann::json* find_probe(const nlohmann::json& doc, const std::string& i
 TEST_F(Cli, ListShowsEveryProbeWithItsBuildState) {
   const auto r = run_process({NODEAUDIT_BINARY, "list"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("host.memory-bandwidth"), std::string::npos);
-  EXPECT_NE(r.out.find("built"), std::string::npos);
+  // The host probe's own line says "built" in the build-state column ("not built (...)" must not pass).
+  std::istringstream lines(r.out);
+  std::string line, id, state;
+  while (std::getline(lines, line) && line.rfind("host.memory-bandwidth ", 0) != 0) {
+  }
+  std::istringstream(line) >> id >> state;
+  EXPECT_EQ(id, "host.memory-bandwidth") << r.out;
+  EXPECT_EQ(state, "built") << line;
   EXPECT_EQ(r.out.find("test."), std::string::npos) << "test-only probes are not listed";
 }
 

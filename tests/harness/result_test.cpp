@@ -60,7 +60,10 @@ TEST(Result, ValidationCatchesBrokenFields) {
   doc["probes"][0]["metrics"][0]["n"] = 7;
   doc["level"] = "fast";
   const auto problems = validate_result(doc);
-  ASSERT_EQ(problems.size(), 3u);
+  // Each broken field named, in document order: a count alone would pass with the wrong three.
+  EXPECT_EQ(problems, (std::vector<std::string>{"level must be quick|standard|soak",
+                                                "probes[0].status must be ok|skipped|failed|crashed|timeout|interrupted",
+                                                "probes[0].metrics[0].n does not match the sample count"}));
 }
 
 TEST(Result, LoadRefusesWhatIsNotAResult) {

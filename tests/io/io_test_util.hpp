@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../uring_gate.hpp"
 #include "generated_data.hpp"
 #include "uring_engine.hpp"
 
@@ -104,6 +105,6 @@ inline std::unique_ptr<UringWorker> make_ring(const EngineOptions& options, std:
 #define IO_RING_OR_SKIP(var, options)                                              \
   std::string var##_why;                                                           \
   auto var = ::nodeaudit::io::test::make_ring(options, var##_why);                 \
-  if (!var) GTEST_SKIP() << "io_uring unavailable: " << var##_why
+  if (!var) SKIP_ONLY_IF_IO_URING_REFUSED("UringWorker::create: " + var##_why)
 
 }  // namespace nodeaudit::io::test

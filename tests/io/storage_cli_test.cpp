@@ -2,6 +2,7 @@
 // exit 2 with a one-line reason too, no path is a skip, a run leaves nothing behind, Ctrl-C cleans up.
 #include <algorithm>
 #include <signal.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -58,7 +59,7 @@ TEST(StorageCli, ReadRunRecordsContractMetricsAndLeavesNothingBehind) {
   TempDir dir;
   const CliResult r = run_cli("probe storage.read --format json --size 4MiB --block-size 64KiB --runtime 0.2s --repetitions 2 --data-dir " + dir.path);
   const auto e = probe_entry(r);
-  if (e["status"] == "skipped") GTEST_SKIP() << e["reason"];
+  if (e["status"] == "skipped") SKIP_ONLY_IF_IO_URING_REFUSED("skipped: " + e["reason"].get<std::string>());
   ASSERT_EQ(e["status"], "ok") << e.dump();
   std::set<std::string> names;
   for (const auto& m : e["metrics"]) {
@@ -74,19 +75,37 @@ TEST(StorageCli, ReadRunRecordsContractMetricsAndLeavesNothingBehind) {
 
 TEST(StorageCli, InterruptDuringGenerationRemovesTheDataSet) {
   TempDir dir;
+  // 100,000 files of 4 KiB: the generator checks for about 400 MiB free. Far more files than can be
+  // written between seeing the data set's directory and stopping the process below.
+  constexpr std::uint64_t samples = 100000, needed_bytes = samples * 4096 + (1u << 20);
+  struct statvfs fs_stat {};
+  ASSERT_EQ(statvfs(dir.path.c_str(), &fs_stat), 0);
+  if (static_cast<std::uint64_t>(fs_stat.f_bavail) * fs_stat.f_frsize < needed_bytes + (64u << 20))
+    GTEST_SKIP() << "needs about " << (needed_bytes >> 20) << " MiB free in " << dir.path;
   const pid_t pid = fork();
   if (pid == 0) {
-    execl(NODEAUDIT_BINARY, NODEAUDIT_BINARY, "probe", "storage.dataset", "--sample-size", "4KiB", "--samples", "2000000",
-          "--data-dir", dir.path.c_str(), static_cast<char*>(nullptr));
+    execl(NODEAUDIT_BINARY, NODEAUDIT_BINARY, "probe", "storage.dataset", "--sample-size", "4KiB", "--samples",
+          std::to_string(samples).c_str(), "--data-dir", dir.path.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
-  // Wait (without a time threshold on the result) until generation has started.
-  for (int i = 0; i < 600 && dir.entries() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  ASSERT_EQ(dir.entries(), 1u);
-  kill(pid, SIGINT);
+  // Wait for a state, not a time: the data set's directory appears, or the probe ends first.
   int status = 0;
+  bool ended = false;
+  while (dir.entries() == 0 && !ended) {
+    ended = waitpid(pid, &status, WNOHANG) == pid;
+    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_FALSE(ended) << "the probe ended before generating (exit " << WEXITSTATUS(status) << ")";
+  // Stopped, the generation cannot finish while the test looks: Ctrl-C then lands mid-generation.
+  kill(pid, SIGSTOP);
+  waitpid(pid, &status, WUNTRACED);
+  ASSERT_EQ(dir.entries(), 1u);
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path))
+    ASSERT_FALSE(std::filesystem::exists(entry.path() / "manifest.json")) << "generation had already finished";
+  kill(pid, SIGINT);
+  kill(pid, SIGCONT);
   waitpid(pid, &status, 0);
-  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << "status " << status;
   EXPECT_EQ(dir.entries(), 0u);
 }
 

@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "batch_reader.hpp"
+#include "../uring_gate.hpp"
 #include "generated_data.hpp"
 #include "pattern.hpp"
 
@@ -78,7 +79,7 @@ TEST(BatchReader, EveryFileLandsAtItsSamplesPlaceInTheBatch) {
   Buffer batch(40 * stride);
   std::string error;
   auto reader = BatchReader::create(8, {{batch.data, batch.bytes}}, error);
-  if (!reader) GTEST_SKIP() << error;
+  if (!reader) SKIP_ONLY_IF_IO_URING_REFUSED("BatchReader::create: " + error);
   IndexedSource source(files.data->files(), batch.data, stride, file_bytes);
   const std::atomic<bool> stop{false};
   const ReaderTotals totals = reader->run(source, stop);
@@ -100,7 +101,7 @@ TEST(BatchReader, AFileOfTheWrongSizeIsAnErrorNamingIt) {
   Buffer batch(6 * 8192);
   std::string error;
   auto reader = BatchReader::create(2, {{batch.data, batch.bytes}}, error);
-  if (!reader) GTEST_SKIP() << error;
+  if (!reader) SKIP_ONLY_IF_IO_URING_REFUSED("BatchReader::create: " + error);
   IndexedSource source(files.data->files(), batch.data, 8192, 8192);
   const std::atomic<bool> stop{false};
   const ReaderTotals totals = reader->run(source, stop);
@@ -114,7 +115,7 @@ TEST(BatchReader, AnySizeModeRefusesAFileThatFillsTheWholeSlot) {
   Buffer batch(2 * 4096);
   std::string error;
   auto reader = BatchReader::create(2, {}, error);  // no registered buffers: plain reads
-  if (!reader) GTEST_SKIP() << error;
+  if (!reader) SKIP_ONLY_IF_IO_URING_REFUSED("BatchReader::create: " + error);
   IndexedSource source(files.data->files(), batch.data, 4096, 0);
   const std::atomic<bool> stop{false};
   EXPECT_NE(reader->run(source, stop).error.find("expected 1 to 4095"), std::string::npos);

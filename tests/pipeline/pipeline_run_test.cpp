@@ -209,7 +209,7 @@ TEST(PipelineRun, EveryGpuGetsItsOwnBatchAndTheDeviceStagesAreAccounted) {
   ASSERT_EQ(g.error, "");
   FakeTwoGpuDevice device;
   const Outcome outcome = run_on_dataset(ctx, plan, pattern_samples(g.data->files(), 4096), dir.path, &device);
-  if (outcome.status == Status::skipped) GTEST_SKIP() << outcome.reason;
+  if (outcome.status == Status::skipped) SKIP_ONLY_IF_IO_URING_REFUSED("skipped: " + outcome.reason);
   ASSERT_EQ(outcome.status, Status::ok) << outcome.reason;
   EXPECT_EQ(device.steps, 6);
   EXPECT_EQ(device.bad_steps, 0);
@@ -252,7 +252,7 @@ TEST(PipelineRun, DeviceFailureStopsCleanlyWithItsOwnFindingAndPartialMetrics) {
   ASSERT_EQ(g.error, "");
   FakeTwoGpuDevice device(/*fail_at_step=*/7);
   const Outcome outcome = run_on_dataset(ctx, plan, pattern_samples(g.data->files(), 4096), dir.path, &device);
-  if (outcome.status == Status::skipped) GTEST_SKIP() << outcome.reason;
+  if (outcome.status == Status::skipped) SKIP_ONLY_IF_IO_URING_REFUSED("skipped: " + outcome.reason);
   ASSERT_EQ(outcome.status, Status::failed);
   EXPECT_NE(outcome.reason.find("fake device failure"), std::string::npos) << outcome.reason;
   EXPECT_EQ(ctx.info()["steps_completed"], 7);
@@ -283,7 +283,7 @@ TEST(PipelineRun, StopWhileTheGpusWorkIsAnInterruption) {
   config.queue_depth = 4;
   config.device = &device;
   const PipelineResult r = run_pipeline(config, [&] { return stop.load(); });
-  if (!r.setup_error.empty()) GTEST_SKIP() << r.setup_error;
+  if (!r.setup_error.empty()) SKIP_ONLY_IF_IO_URING_REFUSED("set-up error: " + r.setup_error);
   EXPECT_TRUE(r.interrupted);
   EXPECT_EQ(r.device_error, "");
   EXPECT_EQ(r.error, "");

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 
+#include "../uring_gate.hpp"
 #include "generated_data.hpp"
 #include "pipeline_run.hpp"
 
@@ -72,6 +73,6 @@ inline ProbeRun run_pipeline_probe(const std::string& dir, std::uint64_t files,
 }
 
 #define SKIP_WITHOUT_URING(run) \
-  if ((run).outcome.status == Status::skipped) GTEST_SKIP() << (run).outcome.reason
+  if ((run).outcome.status == Status::skipped) SKIP_ONLY_IF_IO_URING_REFUSED("skipped: " + (run).outcome.reason)
 
 }  // namespace nodeaudit::pipeline

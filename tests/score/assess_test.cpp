@@ -10,6 +10,8 @@
 //   memory         = 16 GB model state + 4 x 1 GB activations = 20 GB of 40 GB usable
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <fstream>
 
 #include "harness/score/score.hpp"
@@ -201,8 +203,36 @@ TEST(Assess, EveryShippedProfileScoresEveryFixture) {
       ns::CostOptions cost;
       cost.price_per_hour = 10;
       const json a = ns::assess(profile, load_fixture(fixture), cost);
+      const std::string where = name + " on " + fixture;
       EXPECT_EQ(a["profile"], name);
-      EXPECT_FALSE(a["overall"]["verdict"].get<std::string>().empty());
+      // Every verdict line names its rule and either its figure and threshold or why it was not judged;
+      // the overall verdict is the worst judged one, WARN when some could not be judged, NOT_JUDGED when none.
+      bool any_fail = false, any_warn = false, all_unjudged = true;
+      json unjudged = json::array();
+      for (const json& rule : a["rules"]) {
+        const std::string verdict = rule["verdict"];
+        ASSERT_TRUE(verdict == "PASS" || verdict == "WARN" || verdict == "FAIL" || verdict == "NOT_JUDGED") << where << ": " << rule.dump();
+        EXPECT_FALSE(rule["rule"].get<std::string>().empty()) << where;
+        if (verdict == "NOT_JUDGED") {
+          EXPECT_FALSE(rule.value("reason", "").empty()) << where << ": " << rule.dump();
+          unjudged.push_back(rule["rule"]);
+          continue;
+        }
+        all_unjudged = false;
+        any_fail |= verdict == "FAIL";
+        any_warn |= verdict == "WARN";
+        EXPECT_TRUE(rule.contains("figure") && rule["figure"].is_number()) << where << ": " << rule.dump();
+        EXPECT_TRUE(rule.contains("threshold") && rule["threshold"].is_number()) << where << ": " << rule.dump();
+      }
+      const std::string expected = any_fail ? "FAIL" : all_unjudged ? "NOT_JUDGED" : (any_warn || !unjudged.empty()) ? "WARN" : "PASS";
+      EXPECT_EQ(a["overall"]["verdict"], expected) << where << ": " << a["overall"].dump();
+      EXPECT_EQ(a["overall"]["not_judged"], unjudged) << where;
+      EXPECT_EQ(ns::exit_code_for(a), expected == "FAIL" ? 1 : 0) << where;
+      // Priced: a positive, finite run cost, or the reason there is none.
+      const json& run_cost = a["cost"];
+      if (run_cost.contains("not_judged")) EXPECT_FALSE(run_cost["not_judged"].get<std::string>().empty()) << where;
+      else EXPECT_TRUE(run_cost["run_cost"].is_number() && std::isfinite(run_cost["run_cost"].get<double>()) && run_cost["run_cost"].get<double>() > 0)
+          << where << ": " << run_cost.dump();
       EXPECT_FALSE(a["bottleneck"]["text"].get<std::string>().empty());
       EXPECT_FALSE(ns::render_assessment(a).empty());
     }

@@ -11,6 +11,8 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <sstream>
 #include <vector>
 
 #include "nvml.hpp"
@@ -60,6 +62,33 @@ double integral(const WatchSeries& s, const std::string& column) {
   return total;
 }
 
+// The kernel's own count of the bytes `pid` read from storage (read_bytes in /proc/PID/io), read
+// here rather than through the sampler; nullopt where the file cannot be read.
+std::optional<double> kernel_read_bytes(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/io");
+  for (std::string key; in >> key;) {
+    double value = 0;
+    in >> value;
+    if (key == "read_bytes:") return value;
+  }
+  return std::nullopt;
+}
+
+// Sectors read so far by the whole disks in /sys/block (not loop or RAM devices), from /proc/diskstats.
+double kernel_disk_sectors_read() {
+  std::ifstream in("/proc/diskstats");
+  double total = 0;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string major, minor, name;
+    double reads = 0, merged = 0, sectors = 0;
+    fields >> major >> minor >> name >> reads >> merged >> sectors;
+    if (name.rfind("loop", 0) == 0 || name.rfind("ram", 0) == 0 || !fs::exists("/sys/block/" + name)) continue;
+    total += sectors;
+  }
+  return total;
+}
+
 }  // namespace
 
 TEST(WatchSampler, SeesTheCpuAndDiskReadsOfAWatchedProcessTree) {
@@ -78,7 +107,10 @@ TEST(WatchSampler, SeesTheCpuAndDiskReadsOfAWatchedProcessTree) {
   series.interval_s = 0.5;
   sampler.describe(series);
   std::atomic<bool> stop{false};
+  const double disk_sectors_before = kernel_disk_sectors_read();
   const std::string ended = collect(sampler, series, 2.5, stop, {});
+  const std::optional<double> kernel_read = kernel_read_bytes(child);
+  const double disk_sectors_read = kernel_disk_sectors_read() - disk_sectors_before;
   kill(-child, SIGKILL);
   waitpid(child, nullptr, 0);
   fs::remove_all(dir);
@@ -96,13 +128,23 @@ TEST(WatchSampler, SeesTheCpuAndDiskReadsOfAWatchedProcessTree) {
   EXPECT_EQ(cores, series.host_cpus);
   EXPECT_GT(*std::max_element(series.column("cpu_busy_pct").begin(), series.column("cpu_busy_pct").end()), 0);
   // Reads that reached the storage layer: the process's own counter, and the disks saw at least as much.
-  if (series.column("proc.read_bytes_per_s").empty()) GTEST_SKIP() << "/proc/PID/io is not readable here";
+  // A zero from the sampler is a skip only where the kernel's own counters, read here, say zero too.
+  if (series.column("proc.read_bytes_per_s").empty()) {
+    ASSERT_FALSE(kernel_read.has_value()) << "/proc/PID/io is readable here, yet the sampler has no proc.read_bytes_per_s";
+    GTEST_SKIP() << "/proc/PID/io is not readable here";
+  }
   const double proc_read = integral(series, "proc.read_bytes_per_s");
-  if (proc_read == 0) GTEST_SKIP() << "reads never reached the storage layer (file system without a block device?)";
+  if (proc_read == 0) {
+    ASSERT_EQ(kernel_read.value_or(0), 0) << "the kernel counted the process tree's reads, the sampler reported none";
+    GTEST_SKIP() << "reads never reached the storage layer (file system without a block device?)";
+  }
   EXPECT_GE(proc_read, file_bytes) << "at least one uncached pass over the file";
   double disk_read = 0;
   for (const auto& name : series.names_like("disk.", ".read_bytes_per_s")) disk_read += integral(series, name);
-  if (disk_read == 0) GTEST_SKIP() << "the disk counters in /proc/diskstats do not move here; asserted on /proc/PID/io only";
+  if (disk_read == 0) {
+    ASSERT_EQ(disk_sectors_read, 0) << "the disks read " << disk_sectors_read << " sectors meanwhile, the sampler reported none";
+    GTEST_SKIP() << "the disk counters in /proc/diskstats do not move here; asserted on /proc/PID/io only";
+  }
   // The disk and process counters are read moments apart in each sample, so at hundreds of MB/s the
   // two windows differ by a few percent, more on a loaded machine (0.975 seen with 6 tests on 2
   // cores). The bound catches a wrong device or sector unit (factors of 8 or more), not that jitter.

@@ -164,12 +164,15 @@ TEST(ConfigRules, FlagsWhatIsWrongAndSaysWhatIsExpected) {
   EXPECT_EQ(codes, (std::vector<std::string>{"gpu_config.persistence", "gpu_config.pcie_width", "gpu_config.pcie_gen",
                                              "gpu_config.clocks_locked", "gpu_config.row_remap", "gpu_config.pcie_replays",
                                              "gpu_config.nvlink"}));
-  g.throttle_reasons = 0x1;  // idle: a low generation is power saving, info only
+  g.throttle_reasons = 0x1;  // idle: a low generation is power saving, info only, and still said
+  int idle_gen_findings = 0;
   for (const auto& f : check_gpu_config(g)) {
     if (f.code == "gpu_config.pcie_gen") {
+      ++idle_gen_findings;
       EXPECT_EQ(f.severity, Severity::info);
     }
   }
+  EXPECT_EQ(idle_gen_findings, 1) << "the idle GPU's PCIe generation 4 of 5 is reported once, as info";
   const auto old_driver = check_software({.driver_cuda_version = 12040, .runtime_cuda_version = 13000});
   ASSERT_EQ(old_driver.size(), 1u);
   EXPECT_EQ(old_driver[0].severity, Severity::fail);

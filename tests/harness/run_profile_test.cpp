@@ -1,0 +1,141 @@
+// `run --profile` end to end, the README's main workflow: the assessment in the result, profile
+// sizes reaching the probes, --price-per-hour needing a profile, the order of exit codes (bad input,
+// then probe failure, then the verdict), --skip and --telemetry-out.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "cli_expect.hpp"
+#include "result.hpp"
+
+namespace fs = std::filesystem;
+using namespace nodeaudit;
+using nodeaudit::proc::expect_one_line_usage_error;
+using nodeaudit::proc::files_in;
+using nodeaudit::proc::make_temp_dir;
+using nodeaudit::proc::run_process;
+
+namespace {
+
+const std::string balance_test_profile = std::string(NODEAUDIT_FIXTURES) + "/profiles/balance-test.toml";
+
+class RunProfile : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = make_temp_dir("run-profile"); }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string dir_;
+};
+
+nlohmann::json probe_in(const nlohmann::json& doc, const std::string& id) {
+  for (const auto& p : doc["probes"])
+    if (p["id"] == id) return p;
+  ADD_FAILURE() << id << " missing from " << doc.dump();
+  return nlohmann::json::object();
+}
+
+// balance-test with its [data] sample size and decoder replaced.
+std::string profile_variant(const std::string& dir, const std::string& sample_size, const std::string& decode) {
+  std::ifstream in(balance_test_profile);
+  std::string text{std::istreambuf_iterator<char>(in), {}};
+  const auto replace = [&](const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  replace("sample_size = \"1MB\"", "sample_size = \"" + sample_size + "\"");
+  replace("decode = \"jpeg\"", "decode = \"" + decode + "\"");
+  const std::string path = dir + "/variant-" + decode + ".toml";
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST_F(RunProfile, WritesTheAssessmentIntoTheResultAndExitsByItsVerdict) {
+  const std::string out = dir_ + "/r.json";
+  const auto r = run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.ok", "--profile", balance_test_profile, "--out", out});
+  const nlohmann::json doc = load_result_file(out);
+  ASSERT_TRUE(doc.contains("assessment")) << doc.dump();
+  const auto& assessment = doc["assessment"];
+  EXPECT_EQ(assessment["profile"], "balance-test");
+  EXPECT_EQ(assessment["profile_path"], fs::canonical(balance_test_profile).string());
+  const std::string verdict = assessment["overall"]["verdict"];
+  EXPECT_FALSE(verdict.empty());
+  EXPECT_EQ(r.exit_code, verdict == "FAIL" ? 1 : 0) << verdict << "\n" << r.err;
+  EXPECT_NE(r.out.find("Overall: " + verdict), std::string::npos) << r.out;
+}
+
+TEST_F(RunProfile, TheProfilesSampleAndImageSizesReachTheProbes) {
+  const std::string jpeg = dir_ + "/jpeg.json", raw = dir_ + "/raw.json";
+  ASSERT_EQ(run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.sizes", "--profile", balance_test_profile, "--out", jpeg}).exit_code, 0);
+  const auto with_jpeg = probe_in(load_result_file(jpeg), "test.sizes");
+  EXPECT_EQ(with_jpeg["params"]["sample-size"], 1000000) << with_jpeg["params"].dump();
+  EXPECT_EQ(with_jpeg["params"]["image-size"], 1000000) << "a JPEG workload's samples are its images";
+  // No JPEG decoding: the sample size applies, the image size keeps its default.
+  const std::string profile = profile_variant(dir_, "2MB", "none");
+  ASSERT_EQ(run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.sizes", "--profile", profile, "--out", raw}).exit_code, 0);
+  const auto without_jpeg = probe_in(load_result_file(raw), "test.sizes");
+  EXPECT_EQ(without_jpeg["params"]["sample-size"], 2000000) << without_jpeg["params"].dump();
+  EXPECT_EQ(without_jpeg["params"]["image-size"], 4096);
+}
+
+TEST_F(RunProfile, PricePerHourNeedsAProfile) {
+  expect_one_line_usage_error(run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.ok", "--price-per-hour", "12", "--out", dir_}),
+                              "needs --profile");
+  EXPECT_TRUE(files_in(dir_).empty());
+}
+
+TEST_F(RunProfile, BadInputComesBeforeProbeFailureWhichComesBeforeTheVerdict) {
+  // A bad profile is refused before any probe runs.
+  const std::string bad_profile = std::string(NODEAUDIT_FIXTURES) + "/profiles/unknown-key.toml";
+  expect_one_line_usage_error(run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.fail", "--profile", bad_profile, "--out", dir_}),
+                              "unknown-key.toml");
+  EXPECT_TRUE(files_in(dir_).empty());
+  // A probe's refused input: 2, even beside a failed probe.
+  const std::string refused = dir_ + "/refused.json";
+  const auto r2 = run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.fail,test.bad-input", "--profile", balance_test_profile, "--out", refused});
+  EXPECT_EQ(r2.exit_code, 2) << r2.err;
+  EXPECT_EQ(probe_in(load_result_file(refused), "test.bad-input")["reason"], "--path /nowhere: asked to refuse");
+  // A failed probe: 1, whatever the verdict.
+  const std::string failed = dir_ + "/failed.json";
+  const auto r1 = run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.fail,test.ok", "--profile", balance_test_profile, "--out", failed});
+  EXPECT_EQ(r1.exit_code, 1) << r1.err;
+  EXPECT_TRUE(load_result_file(failed).contains("assessment")) << "the verdict is still written";
+}
+
+TEST_F(RunProfile, SkipLeavesProbesOutAndMayNotLeaveNone) {
+  const std::string out = dir_ + "/r.json";
+  const auto r = run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.ok,test.fail,test.sizes", "--skip", "test.fail,test.si*", "--out", out});
+  EXPECT_EQ(r.exit_code, 0) << "the failing probe was skipped\n" << r.err;
+  const nlohmann::json doc = load_result_file(out);
+  ASSERT_EQ(doc["probes"].size(), 1u) << doc["probes"].dump();
+  EXPECT_EQ(doc["probes"][0]["id"], "test.ok");
+  expect_one_line_usage_error(run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.ok", "--skip", "test.*", "--out", dir_ + "/none.json"}),
+                              "leave no probe to run");
+}
+
+TEST_F(RunProfile, TelemetryOutKeepsTheSeriesAndNeverOverwrites) {
+  const std::string csv = dir_ + "/telemetry.csv", out = dir_ + "/r.json";
+  const auto r = run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.hold", "--telemetry-out", csv, "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto samples = probe_in(load_result_file(out), "test.hold")["telemetry"]["samples"].get<std::size_t>();
+  EXPECT_GE(samples, 1u) << "test.hold lasts 1.5 s: the 0.5 s sampler has rows";
+  std::ifstream in(csv);
+  ASSERT_TRUE(in) << "no telemetry file";
+  std::string header, row;
+  std::getline(in, header);
+  EXPECT_EQ(header, "probe,t_s,column,value");
+  std::set<std::string> times;  // one row of the sampler is one line per column, all at one t_s
+  while (std::getline(in, row)) {
+    ASSERT_EQ(row.rfind("test.hold,", 0), 0u) << row;
+    times.insert(row.substr(0, row.find(',', std::string("test.hold,").size())));
+  }
+  EXPECT_EQ(times.size(), samples) << "the CSV holds the rows the result summarizes";
+  const auto size_before = fs::file_size(csv);
+  expect_one_line_usage_error(run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.ok", "--telemetry-out", csv, "--out", dir_ + "/r2.json"}),
+                              "already exists");
+  EXPECT_EQ(fs::file_size(csv), size_before);
+  EXPECT_FALSE(fs::exists(dir_ + "/r2.json"));
+}
+
+}  // namespace
