@@ -36,4 +36,12 @@ inline nlohmann::json json_output(const ProcessResult& r) {
   }
 }
 
+// The entry of probe `id` in a result document; a test failure naming it when it is missing.
+inline nlohmann::json probe_in(const nlohmann::json& doc, const std::string& id) {
+  for (const auto& p : doc["probes"])
+    if (p["id"] == id) return p;
+  ADD_FAILURE() << id << " missing from " << doc.dump();
+  return nlohmann::json::object();
+}
+
 }  // namespace nodeaudit::proc

@@ -15,6 +15,7 @@ using namespace nodeaudit;
 using nodeaudit::proc::expect_one_line_usage_error;
 using nodeaudit::proc::files_in;
 using nodeaudit::proc::make_temp_dir;
+using nodeaudit::proc::probe_in;
 using nodeaudit::proc::run_process;
 
 namespace {
@@ -27,13 +28,6 @@ class RunProfile : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
   std::string dir_;
 };
-
-nlohmann::json probe_in(const nlohmann::json& doc, const std::string& id) {
-  for (const auto& p : doc["probes"])
-    if (p["id"] == id) return p;
-  ADD_FAILURE() << id << " missing from " << doc.dump();
-  return nlohmann::json::object();
-}
 
 // balance-test with its [data] sample size and decoder replaced.
 std::string profile_variant(const std::string& dir, const std::string& sample_size, const std::string& decode) {

@@ -15,6 +15,7 @@ namespace fs = std::filesystem;
 using namespace nodeaudit;
 using nodeaudit::proc::files_in;
 using nodeaudit::proc::make_temp_dir;
+using nodeaudit::proc::probe_in;
 using nodeaudit::proc::run_process;
 using nodeaudit::proc::Trigger;
 
@@ -26,13 +27,6 @@ class RunnerFaults : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
   std::string dir_;
 };
-
-nlohmann::json probe_in(const nlohmann::json& doc, const std::string& id) {
-  for (const auto& p : doc["probes"])
-    if (p["id"] == id) return p;
-  ADD_FAILURE() << id << " missing from " << doc.dump();
-  return nlohmann::json::object();
-}
 
 // A process is gone when it no longer exists or is a zombie waiting for a parent to reap it.
 bool process_gone(pid_t pid) {
