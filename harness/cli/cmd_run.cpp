@@ -186,7 +186,7 @@ int execute(RunInvocation& inv) {
   if (json_out) std::cout << doc.dump(2) << "\n";
   else
     std::fputs(("\n" + render_skip_groups(group_skipped(doc), "") + render_status_counts(doc) +
-                render_run_assessment(doc) + "result written to " + out_path + "\n")
+                render_run_assessment(doc) + "result written to " + out_path + "\n" + render_run_summary(doc))
                    .c_str(),
                log);
   return finish_code(doc, interrupt.load(), assessment_code);

@@ -24,6 +24,7 @@ struct ScoreOptions {
   std::string ops_cost;
   std::string format = "table";
   std::string out;
+  std::string target_gpus;
 };
 
 // A money amount as typed; empty stays unset.
@@ -49,9 +50,11 @@ score::CostOptions cost_options(const ScoreOptions& o) {
 int run_score(const ScoreOptions& o) {
   if (o.format != "table" && o.format != "json") throw UsageError("--format " + o.format, "expected table or json");
   const score::CostOptions cost = cost_options(o);
+  std::optional<score::TargetGpus> target;
+  if (!o.target_gpus.empty()) target = score::parse_target_gpus(o.target_gpus);
   const score::Profile profile = score::load_profile(o.profile);
   nlohmann::json result = load_result_file(o.result_path);
-  const nlohmann::json assessment = score::assess(profile, result, cost);
+  const nlohmann::json assessment = score::assess(profile, result, cost, target ? &*target : nullptr);
   if (!o.out.empty()) {
     result["profile"] = profile.name;
     result["assessment"] = assessment;
@@ -74,6 +77,9 @@ void add_score_command(CLI::App& root, Action& action) {
   cmd->add_option("--storage-cost", o->storage_cost, "Storage cost per run (same currency)");
   cmd->add_option("--transfer-cost", o->transfer_cost, "Data transfer cost per run");
   cmd->add_option("--ops-cost", o->ops_cost, "Operations cost per run");
+  cmd->add_option("--target-gpus", o->target_gpus,
+                  "Judge for these GPUs instead of the result's own: MODELxCOUNT (h100x8, a100-80gbx4) or FILE.toml; "
+                  "GPU-side figures from the GPU table, labelled datasheet (not measured)");
   cmd->add_option("--format", o->format, "table or json")->capture_default_str();
   cmd->add_option("--out", o->out, "Also write the result document with this assessment to FILE (must not exist)");
   cmd->callback([&action, o] { action = [o] { return run_score(*o); }; });

@@ -14,6 +14,9 @@ namespace nodeaudit::cli {
 
 void add_run_extras(CLI::App& run, RunExtras& extras) {
   run.add_option("--price-per-hour", extras.price_per_hour, "Node price per hour, for the cost of one training run");
+  run.add_option("--target-gpus", extras.target_gpus,
+                 "Judge the host for these GPUs instead of its own: MODELxCOUNT (h100x8, h200x8, a100-80gbx4, l40sx4) "
+                 "or FILE.toml; GPU-side figures come from the GPU table, labelled datasheet (not measured)");
   run.add_option("--prometheus", extras.prometheus,
                  "Also write every metric as a node_exporter textfile (replaces only a file nodeaudit wrote)");
 }
@@ -39,6 +42,11 @@ std::string prepare_run_extras(const std::string& profile_name_or_path, RunExtra
     if (profile_name_or_path.empty()) throw UsageError("--price-per-hour", "needs --profile: the cost is of one run of a workload");
     extras.cost.price_per_hour = *price;
   }
+  if (!extras.target_gpus.empty()) {
+    if (profile_name_or_path.empty())
+      throw UsageError("--target-gpus " + extras.target_gpus, "needs --profile: the GPUs are judged for a workload");
+    extras.target = score::parse_target_gpus(extras.target_gpus);
+  }
   if (profile_name_or_path.empty()) return "";
   extras.profile = score::load_profile(profile_name_or_path);
   return extras.profile->source_path;
@@ -55,6 +63,12 @@ std::map<std::string, std::string> probe_params_for(const ProbeSpec& spec, const
     const bool applies = p.name == "sample-size" || (p.name == "image-size" && decodes_jpeg);
     if (sample_bytes >= 1 && applies) texts[p.name] = fmt::format("{}", static_cast<long long>(std::llround(sample_bytes)));
   }
+  // The training step is emulated for the target GPUs, with the figures the assessment uses. A
+  // GPU given as a file is not in the table pipeline.step reads: it keeps its own choice (auto).
+  if (spec.id == "pipeline.step" && extras.target && extras.target->file.empty()) {
+    texts["emulate-compute"] = extras.target->model.name;
+    texts["gpus-in-node"] = std::to_string(extras.target->count);
+  }
   return texts;
 }
 
@@ -69,13 +83,18 @@ std::optional<std::string> left_out_by_profile(const ProbeSpec& spec, const RunE
 
 int assess_run(nlohmann::json& doc, const RunExtras& extras) {
   if (!extras.profile) return 0;
-  doc["assessment"] = score::assess(*extras.profile, doc, extras.cost);
+  doc["assessment"] = score::assess(*extras.profile, doc, extras.cost, extras.target ? &*extras.target : nullptr);
   return score::exit_code_for(doc["assessment"]);
 }
 
 std::string render_run_assessment(const nlohmann::json& doc) {
   if (!doc.contains("assessment") || doc["assessment"].is_null()) return "";
   return "\n" + score::render_assessment(doc["assessment"]) + "\n";
+}
+
+std::string render_run_summary(const nlohmann::json& doc) {
+  if (!doc.contains("assessment") || doc["assessment"].is_null()) return "";
+  return score::render_summary(doc["assessment"]);
 }
 
 void write_run_side_outputs(const nlohmann::json& doc, const RunExtras& extras) {

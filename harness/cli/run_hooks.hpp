@@ -21,6 +21,8 @@ struct RunExtras {
   std::string prometheus;      // --prometheus FILE
   std::optional<score::Profile> profile;
   score::CostOptions cost;
+  std::string target_gpus;  // --target-gpus SPEC, as typed
+  std::optional<score::TargetGpus> target;
 };
 
 void add_run_extras(CLI::App& run, RunExtras& extras);
@@ -39,6 +41,8 @@ std::optional<std::string> left_out_by_profile(const ProbeSpec& spec, const RunE
 int assess_run(nlohmann::json& doc, const RunExtras& extras);
 // The assessment as terminal text, "" when the run was not scored.
 std::string render_run_assessment(const nlohmann::json& doc);
+// The run's last lines: verdict, first bottleneck, cost (score::render_summary); "" when not scored.
+std::string render_run_summary(const nlohmann::json& doc);
 void write_run_side_outputs(const nlohmann::json& doc, const RunExtras& extras);
 
 }  // namespace nodeaudit::cli

@@ -42,6 +42,7 @@ json memory_json(const MemoryFit& memory) {
   }
   out.update({{"usable_bytes", memory.usable_bytes},
               {"metric", memory.metric},
+              {"basis", memory.datasheet ? datasheet_label : "measured"},
               {"peak_share", memory.ratio()},
               {"headroom_pct", memory.headroom_pct()}});
   return out;
@@ -55,6 +56,7 @@ json host_json(const HostFit& host) {
     out.update({{"ram_total_bytes", host.ram_total_bytes},
                 {"gpu_memory_total_bytes", host.gpu_memory_total_bytes},
                 {"ram_to_gpu_memory", host.ram_total_bytes / host.gpu_memory_total_bytes}});
+  if (host.gpus_from_target) out["gpus_basis"] = std::string("the target's GPU count and memory, ") + datasheet_label;
   if (host.cores_not_judged)
     out["cores_not_judged"] = *host.cores_not_judged;
   else
@@ -102,6 +104,11 @@ json skipped_json(const json& result) {
 }  // namespace
 
 json assess(const Profile& profile, const json& result, const CostOptions& options) {
+  return assess(profile, result, options, nullptr);
+}
+
+json assess(const Profile& profile, const json& measured, const CostOptions& options, const TargetGpus* target) {
+  const json result = target ? apply_target(measured, *target) : measured;
   const NodeModel node = build_model(profile, result);
   json resources = json::array();
   for (const Stage& stage : node.stages)
@@ -109,7 +116,7 @@ json assess(const Profile& profile, const json& result, const CostOptions& optio
   json rules = json::array();
   const std::vector<Rule> judged = judge_rules(profile, node);
   for (const Rule& rule : judged) rules.push_back(to_json(rule));
-  return {{"profile", profile.name},
+  json out{{"profile", profile.name},
           {"profile_path", profile.source_path},
           {"category", to_string(profile.category)},
           {"gpus", node.shape.gpus},
@@ -125,6 +132,8 @@ json assess(const Profile& profile, const json& result, const CostOptions& optio
           {"bottleneck", bottleneck(profile, node)},
           {"upgrade", upgrade_advice(profile, node)},
           {"cost", cost_json(profile, node, options)}};
+  if (target) out["target_gpus"] = target_json(*target, measured);
+  return out;
 }
 
 int exit_code_for(const json& assessment) {

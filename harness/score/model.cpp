@@ -69,12 +69,14 @@ MemoryFit fit_memory(const Profile& profile, const json& result, const StepShape
   }
   fit.usable_bytes = usable->value;
   fit.metric = usable->source;
+  fit.datasheet = usable->datasheet;
   return fit;
 }
 
 HostFit fit_host(const EnvFigures& env) {
   HostFit host;
   host.gpu_memory_total_bytes = env.gpu_memory_total_bytes;
+  host.gpus_from_target = env.gpus_from_target;
   const std::string no_gpus = "no GPUs in env.gpus" + (env.gpu_status.empty() ? "" : " (" + env.gpu_status + ")");
   if (!env.ram_total_bytes)
     host.ram_not_judged = "env.host.ram_total_bytes not recorded";
@@ -98,6 +100,10 @@ Uniformity gpu_uniformity(const Profile& profile, const json& result) {
   const ProbeState probe = probe_state(result, "gpu.gemm");
   if (!probe.measured()) {
     uniformity.not_judged = probe.why;
+    return uniformity;
+  }
+  if (is_datasheet(*probe.probe)) {
+    uniformity.not_judged = "the target's GPUs come from the GPU table: no per-GPU measurements to compare";
     return uniformity;
   }
   const LabelFilter filter{{"dtype", profile.model.dtype}};

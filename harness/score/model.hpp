@@ -34,6 +34,7 @@ struct MemoryFit {
   double peak_bytes = 0;
   double usable_bytes = 0;
   std::string metric;
+  bool datasheet = false;  // usable memory from the --target-gpus table
   double ratio() const { return usable_bytes > 0 ? peak_bytes / usable_bytes : 0; }
   double headroom_pct() const { return usable_bytes > 0 ? (usable_bytes - peak_bytes) / usable_bytes * 100 : 0; }
 };
@@ -42,6 +43,7 @@ struct HostFit {
   std::optional<std::string> ram_not_judged;
   double ram_total_bytes = 0;
   double gpu_memory_total_bytes = 0;
+  bool gpus_from_target = false;  // GPU count and memory are the --target-gpus node's, not measured
   std::optional<std::string> cores_not_judged;
   double cores = 0;
   double cores_per_gpu = 0;

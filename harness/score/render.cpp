@@ -6,6 +6,7 @@
 
 #include "../table.hpp"
 #include "../units.hpp"
+#include "result_view.hpp"
 #include "score.hpp"
 
 namespace nodeaudit::score {
@@ -61,6 +62,12 @@ std::string resource_line(const json& resource) {
   return line + "\n";
 }
 
+// "[datasheet (not measured)]" after a figure the --target-gpus table gave.
+std::string basis_mark(const json& object, const char* key) {
+  const std::string basis = text(object, key);
+  return basis.empty() || basis == "measured" ? "" : " [" + std::string(datasheet_label) + "]";
+}
+
 std::string memory_host_lines(const json& assessment) {
   const json& memory = assessment["memory"];
   std::string out;
@@ -68,18 +75,32 @@ std::string memory_host_lines(const json& assessment) {
     out += fmt::format("  memory: peak {} per GPU; usable not measured ({})\n",
                        format_bytes(number(memory, "peak_bytes")), text(memory, "not_judged"));
   else
-    out += fmt::format("  memory: peak {} of {} usable per GPU, headroom {:.1f}% (model state {} + activations {})\n",
+    out += fmt::format("  memory: peak {} of {} usable per GPU{}, headroom {:.1f}% (model state {} + activations {})\n",
                        format_bytes(number(memory, "peak_bytes")), format_bytes(number(memory, "usable_bytes")),
-                       number(memory, "headroom_pct"), format_bytes(number(memory, "model_state_bytes")),
+                       basis_mark(memory, "basis"), number(memory, "headroom_pct"),
+                       format_bytes(number(memory, "model_state_bytes")),
                        format_bytes(number(memory, "activation_bytes")));
   const json& host = assessment["host"];
   if (!host.contains("ram_not_judged"))
-    out += fmt::format("  host: RAM {} for {} of GPU memory ({:.1f}x)", format_bytes(number(host, "ram_total_bytes")),
-                       format_bytes(number(host, "gpu_memory_total_bytes")), number(host, "ram_to_gpu_memory"));
+    out += fmt::format("  host: RAM {} for {} of GPU memory{} ({:.1f}x)", format_bytes(number(host, "ram_total_bytes")),
+                       format_bytes(number(host, "gpu_memory_total_bytes")),
+                       host.contains("gpus_basis") ? " [" + std::string(datasheet_label) + "]" : "",
+                       number(host, "ram_to_gpu_memory"));
   if (!host.contains("cores_not_judged"))
     out += fmt::format("{}{:.1f} CPU cores per GPU", host.contains("ram_not_judged") ? "  host: " : "; ",
                        number(host, "cpu_cores_per_gpu"));
   if (!host.contains("ram_not_judged") || !host.contains("cores_not_judged")) out += "\n";
+  return out;
+}
+
+// Who the node was judged for when --target-gpus was given, and what happened to its own GPUs.
+std::string target_lines(const json& assessment) {
+  if (!assessment.contains("target_gpus")) return "";
+  const json& target = assessment["target_gpus"];
+  std::string out = fmt::format("  judged for {} x {} (--target-gpus {}): GPU-side figures are {} from {}\n",
+                                number(target, "count"), text(target, "description"), text(target, "spec"),
+                                datasheet_label, text(target, "table"));
+  if (target.contains("own_gpus")) out += "  " + text(target, "own_gpus") + "\n";
   return out;
 }
 
@@ -101,6 +122,7 @@ std::string render_assessment(const json& assessment) {
   std::string out =
       fmt::format("Assessment for {} ({}) on {} GPU{}\n", text(assessment, "profile"), text(assessment, "category"),
                   number(assessment, "gpus"), number(assessment, "gpus") == 1 ? "" : "s");
+  out += target_lines(assessment);
   out += skipped_lines(assessment.value("skipped", json::array()));
   out += step_lines(assessment["step"]);
   out += "  resources (time per step, share of the step, demand at capacity):\n";
@@ -113,6 +135,27 @@ std::string render_assessment(const json& assessment) {
   out += fmt::format("Bottleneck: {}\n", text(assessment["bottleneck"], "text"));
   out += fmt::format("Upgrade: {}\n", text(assessment["upgrade"], "text"));
   return out + cost_line(assessment.value("cost", json()));
+}
+
+std::string render_summary(const json& assessment) {
+  if (!assessment.is_object() || !assessment.contains("overall")) return "";
+  std::string node = fmt::format("this node's {} GPU{}", number(assessment, "gpus"), number(assessment, "gpus") == 1 ? "" : "s");
+  if (assessment.contains("target_gpus")) {
+    const json& target = assessment["target_gpus"];
+    node = fmt::format("{} x {} (GPU figures {})", number(target, "count"), text(target, "description"), datasheet_label);
+  }
+  std::string out = fmt::format("Verdict for {} on {}: {}.\n", text(assessment, "profile"), node,
+                                text(assessment["overall"], "text"));
+  out += fmt::format("First bottleneck: {}.\n", text(assessment["bottleneck"], "text"));
+  const json cost = assessment.value("cost", json());
+  if (cost.is_null())
+    out += "Cost of one effective run: not computed (give --price-per-hour, the node's price per hour).\n";
+  else if (cost.contains("not_judged"))
+    out += fmt::format("Cost of one effective run: not computed ({}).\n", text(cost, "not_judged"));
+  else
+    out += fmt::format("Cost of one effective run: {:.2f} ({:.2f}/h x {:.2f} h predicted).\n", number(cost, "run_cost"),
+                       number(cost, "price_per_hour"), number(cost, "predicted_hours"));
+  return out;
 }
 
 json profile_to_json(const Profile& p) {

@@ -53,6 +53,15 @@ std::vector<const json*> select_metrics(const json& probe, const std::string& na
   return found;
 }
 
+bool is_datasheet(const json& probe) { return probe.is_object() && probe.contains("datasheet"); }
+
+std::string datasheet_source(const json& probe, const json& metric) {
+  const std::string source = metric.is_object() && metric.contains("source") && metric["source"].is_string()
+                                 ? metric["source"].get<std::string>()
+                                 : probe["datasheet"].value("source", "the GPU table");
+  return std::string(datasheet_label) + ": " + source;
+}
+
 double metric_median(const json& metric) {
   return metric["median"].get<double>();
 }
@@ -85,6 +94,10 @@ std::optional<Figure> slowest_gpu(const json& probe, const std::string& id, cons
   Figure figure{metric_median(*slowest), "", (*slowest)["labels"]};
   figure.source = fmt::format("{} {}{} median, min of {} GPU{}", id, name, describe_filter(filter), metrics.size(),
                               metrics.size() == 1 ? "" : "s");
+  if (is_datasheet(probe)) {
+    figure.source = datasheet_source(probe, *slowest);
+    figure.datasheet = true;
+  }
   return figure;
 }
 
@@ -100,6 +113,10 @@ std::optional<Figure> best_series(const json& probe, const std::string& id, cons
   for (const auto& [key, value] : figure.labels.items())
     if (value.is_string()) shown[key] = value.get<std::string>();
   figure.source = fmt::format("{} {}{} median, best of {} series", id, name, describe_filter(shown), metrics.size());
+  if (is_datasheet(probe)) {
+    figure.source = datasheet_source(probe, *best);
+    figure.datasheet = true;
+  }
   return figure;
 }
 
@@ -116,8 +133,10 @@ EnvFigures env_figures(const json& result) {
   const json& env = result["env"];
   if (env.contains("gpus") && env["gpus"].is_array()) {
     figures.gpus = static_cast<int>(env["gpus"].size());
-    for (const json& gpu : env["gpus"])
+    for (const json& gpu : env["gpus"]) {
       figures.gpu_memory_total_bytes += number_at(gpu, "memory_total_bytes").value_or(0);
+      if (gpu.is_object() && gpu.value("datasheet", false)) figures.gpus_from_target = true;
+    }
   }
   if (env.contains("gpu_status") && env["gpu_status"].is_string())
     figures.gpu_status = env["gpu_status"].get<std::string>();

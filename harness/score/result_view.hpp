@@ -30,7 +30,15 @@ struct Figure {
   double value = 0;
   std::string source;
   nlohmann::json labels = nlohmann::json::object();
+  bool datasheet = false;  // put in place of a measurement by --target-gpus (datasheet_label in source)
 };
+
+// A probe entry `--target-gpus` wrote from the GPU table instead of a measurement: it carries a
+// "datasheet" object, and each metric its "source". Every figure read from it is labelled so.
+inline constexpr const char* datasheet_label = "datasheet (not measured)";
+bool is_datasheet(const nlohmann::json& probe);
+// "datasheet (not measured): <the metric's source>"
+std::string datasheet_source(const nlohmann::json& probe, const nlohmann::json& metric);
 
 // The metrics of `probe` named `name` whose labels include every pair of `filter`.
 std::vector<const nlohmann::json*> select_metrics(const nlohmann::json& probe, const std::string& name,
@@ -57,6 +65,7 @@ struct EnvFigures {
   std::optional<double> ram_available_bytes;
   std::optional<double> cores;
   std::string gpu_status;
+  bool gpus_from_target = false;  // env.gpus was written by --target-gpus from the GPU table
 };
 EnvFigures env_figures(const nlohmann::json& result);
 

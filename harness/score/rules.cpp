@@ -146,6 +146,33 @@ Rule uniformity_rule(const Thresholds& t, const Uniformity& uniformity) {
                  "fraction");
 }
 
+// A judged rule resting on --target-gpus table figures says which, in its text and its JSON.
+void label_datasheet_inputs(std::vector<Rule>& rules, const NodeModel& node) {
+  std::vector<std::string> step_inputs;
+  for (const Stage& stage : node.stages)
+    if (stage.judged() && stage.datasheet) step_inputs.push_back(stage.resource);
+  const std::vector<std::string> gpu_memory{"GPU memory per GPU"};
+  const std::vector<std::string> gpu_count{"GPU count of the target"};
+  const Stage& comm = *node.stage("communication");
+  for (Rule& rule : rules) {
+    if (rule.verdict == Verdict::not_judged) continue;
+    if (rule.name == "utilization" || rule.name == "data_wait" || rule.name == "step_time")
+      rule.datasheet_inputs = step_inputs;
+    else if (rule.name == "communication")
+      rule.datasheet_inputs = comm.datasheet ? step_inputs : std::vector<std::string>{};
+    else if (rule.name == "memory_fit" && node.memory.datasheet)
+      rule.datasheet_inputs = gpu_memory;
+    else if (rule.name == "host_ram" && node.host.gpus_from_target)
+      rule.datasheet_inputs = gpu_memory;
+    else if (rule.name == "cpu_cores" && node.host.gpus_from_target)
+      rule.datasheet_inputs = gpu_count;
+    if (rule.datasheet_inputs.empty()) continue;
+    std::string inputs;
+    for (const std::string& input : rule.datasheet_inputs) inputs += (inputs.empty() ? "" : ", ") + input;
+    rule.text += fmt::format(" [{}: {}]", datasheet_label, inputs);
+  }
+}
+
 }  // namespace
 
 std::vector<Rule> judge_rules(const Profile& profile, const NodeModel& node) {
@@ -160,6 +187,7 @@ std::vector<Rule> judge_rules(const Profile& profile, const NodeModel& node) {
       rules.push_back(at_most("step_time", "predicted step time", node.step.step_s, *t.step_time_max_s,
                               *t.step_time_max_s, seconds_text, "s"));
   }
+  label_datasheet_inputs(rules, node);
   return rules;
 }
 
@@ -170,6 +198,7 @@ json to_json(const Rule& rule) {
   if (rule.fail_threshold) out["fail_threshold"] = *rule.fail_threshold;
   if (!rule.unit.empty()) out["unit"] = rule.unit;
   if (!rule.reason.empty()) out["reason"] = rule.reason;
+  if (!rule.datasheet_inputs.empty()) out["datasheet_inputs"] = rule.datasheet_inputs;
   return out;
 }
 

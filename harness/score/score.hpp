@@ -10,6 +10,7 @@
 
 #include "cost.hpp"
 #include "profile.hpp"
+#include "target_gpus.hpp"
 
 namespace nodeaudit::score {
 
@@ -22,7 +23,14 @@ std::vector<std::string> shipped_profile_names();
 std::string profiles_dir();
 
 nlohmann::json assess(const Profile& profile, const nlohmann::json& result, const CostOptions& cost);
+// For GPUs the node does not have (or instead of its own): GPU-side figures from the GPU table,
+// labelled; the assessment's "target_gpus" block says so. nullptr = the node as measured.
+nlohmann::json assess(const Profile& profile, const nlohmann::json& result, const CostOptions& cost,
+                      const TargetGpus* target);
 std::string render_assessment(const nlohmann::json& assessment);  // terminal text, plain
+// The three sentences a run ends with: the verdict (for the target GPUs when given), the first
+// bottleneck with its figure and need, and the cost of one effective run (or how to get it).
+std::string render_summary(const nlohmann::json& assessment);
 int exit_code_for(const nlohmann::json& assessment);              // 1 when the overall verdict is FAIL, else 0
 
 // The profile as a JSON object with its derived figures (for `profiles show --format json`).

@@ -51,6 +51,7 @@ Stage compute_stage(const Profile& profile, const json& result, const StepShape&
   if (!gemm || gemm->value <= 0) return not_measured(stage, missing_metric("gpu.gemm", "tflops", filter));
   stage.capacity = gemm->value;
   stage.capacity_metric = gemm->source;
+  stage.datasheet = gemm->datasheet;
   stage.time_s = stage.demand / (gemm->value * profile.training.model_efficiency);
   stage.note = fmt::format("at {:.0f}% model efficiency: {:.1f} TFLOP/s achieved",
                            profile.training.model_efficiency * 100, gemm->value * profile.training.model_efficiency);
@@ -74,6 +75,7 @@ Stage gpu_memory_bandwidth_stage(const Profile& profile, const json& result, con
     return not_measured(stage, missing_metric("gpu.memory-bandwidth", "bandwidth", filter));
   stage.capacity = bandwidth->value;
   stage.capacity_metric = bandwidth->source;
+  stage.datasheet = bandwidth->datasheet;
   stage.time_s = stage.demand / bandwidth->value;
   return stage;
 }
@@ -183,6 +185,7 @@ Stage host_to_device_stage(const Profile& profile, const json& result, const Ste
     return not_measured(stage, missing_metric("gpu.pcie", "h2d_bandwidth", filter));
   stage.capacity = bandwidth->value;
   stage.capacity_metric = bandwidth->source;
+  stage.datasheet = bandwidth->datasheet;
   stage.time_s = stage.demand / bandwidth->value;
   return stage;
 }
@@ -241,6 +244,12 @@ Stage communication_stage(const Profile& profile, const json& result, const Step
   stage.capacity_metric =
       fmt::format("comm.allreduce busbw [size={}, gpus={}] median (nearest to {:.0f} MB of gradients)",
                   label_of(*nearest, "size"), label_of(*nearest, "gpus"), gradient_bytes / 1e6);
+  if (is_datasheet(*probe.probe)) {
+    stage.capacity_metric = fmt::format("{}, at {} B (nearest to {:.0f} MB of gradients)",
+                                        datasheet_source(*probe.probe, *nearest), label_of(*nearest, "size"),
+                                        gradient_bytes / 1e6);
+    stage.datasheet = true;
+  }
   stage.time_s = stage.demand / stage.capacity;
   stage.exposed_time_s = stage.time_s * (1 - profile.training.comm_overlap);
   stage.note = fmt::format("{:.0f}% overlapped with compute", profile.training.comm_overlap * 100);
@@ -257,6 +266,7 @@ json to_json(const Stage& stage, double step_time_s) {
     return out;
   }
   out["capacity"] = {{"value", stage.capacity}, {"unit", stage.capacity_unit}, {"metric", stage.capacity_metric}};
+  if (stage.datasheet) out["capacity"]["basis"] = datasheet_label;
   out["time_per_step_s"] = stage.time_s;
   if (stage.resource == "communication") out["exposed_time_per_step_s"] = stage.exposed_time_s;
   if (step_time_s > 0)

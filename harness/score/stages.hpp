@@ -27,6 +27,7 @@ struct Stage {
   double exposed_time_s = 0;           // communication only: not hidden behind compute
   double capacity_gbps = 0;            // storage: the capacity expressed in GB/s, for the bottleneck sentence
   std::optional<double> knee_workers;  // storage.dataset's worker knee, when measured
+  bool datasheet = false;              // the capacity is a --target-gpus table figure, not a measurement
   bool judged() const { return needed && !not_judged; }
 };
 

@@ -25,6 +25,8 @@ struct Rule {
   std::string unit;    // fraction, ratio, cores/GPU, s
   std::string text;    // "<rule>: <figure> <op> <threshold>" or "<rule>: not judged (<why>)"
   std::string reason;  // not judged: why
+  // The inputs of a judged rule that are --target-gpus table figures, not measurements.
+  std::vector<std::string> datasheet_inputs;
 };
 
 std::vector<Rule> judge_rules(const Profile& profile, const NodeModel& node);

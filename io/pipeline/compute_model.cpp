@@ -1,60 +1,42 @@
 #include "compute_model.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 #include <fmt/format.h>
 
+#include "harness/score/result_view.hpp"
+
 namespace nodeaudit::pipeline {
 
-const std::vector<GpuPeak>& gpu_peak_table() {
-  // Dense tensor-core FP16/BF16 peaks; the datasheets print the 2:4-sparsity figure beside them (2x).
-  // The link figures are per direction (the datasheets print both directions added): an upper bound
-  // for all-reduce busbw, which nccl-tests measures below it.
-  static const std::vector<GpuPeak> table{
-      {"h100", 989.4, "NVIDIA H100 Tensor Core GPU datasheet, H100 SXM: 1,979 TFLOP/s FP16 with sparsity / 2", 450,
-       "datasheet (not measured): H100 SXM NVLink 900 GB/s both directions / 2"},
-      {"h200", 989.4, "NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: 1,979 TFLOP/s FP16 with sparsity / 2", 450,
-       "datasheet (not measured): H200 SXM NVLink 900 GB/s both directions / 2"},
-      {"a100", 312.0, "NVIDIA A100 Tensor Core GPU datasheet, A100 SXM: 312 TFLOP/s FP16 (624 with sparsity)", 300,
-       "datasheet (not measured): A100 SXM NVLink 600 GB/s both directions / 2"},
-      {"l40s", 362.05, "NVIDIA L40S datasheet: 362.05 TFLOP/s FP16 tensor (733 with sparsity)", 32,
-       "datasheet (not measured): L40S PCIe Gen4 x16 64 GB/s both directions / 2 (no NVLink)"},
-  };
-  return table;
-}
+std::string accepted_gpu_names() { return score::known_gpu_models(); }
 
-const GpuPeak* find_gpu_peak(const std::string& name) {
-  std::string lower = name;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  for (const GpuPeak& gpu : gpu_peak_table())
-    if (gpu.name == lower) return &gpu;
-  return nullptr;
-}
-
-std::string accepted_gpu_names() {
-  std::string names;
-  for (const GpuPeak& gpu : gpu_peak_table()) names += (names.empty() ? "" : ", ") + gpu.name;
-  return names;
-}
-
-ComputeDemand derive_compute(const score::Profile& profile, int samples_per_step, const GpuPeak& gpu,
+ComputeDemand derive_compute(const score::Profile& profile, int samples_per_step, const score::GpuModel& gpu,
                              std::string& error) {
   ComputeDemand demand;
   const std::string& dtype = profile.model.dtype;
-  if (dtype != "fp16" && dtype != "bf16") {
-    error =
-        fmt::format("profile {} computes in {}; the datasheet table holds fp16/bf16 peaks only: give --compute-time",
-                    profile.name, dtype);
+  const std::optional<score::SourcedValue> rate = gpu.gemm_rate(dtype);
+  if (!rate) {
+    error = fmt::format("profile {} computes in {}; the GPU table has no {} rate for {}: give --compute-time",
+                        profile.name, dtype, dtype, gpu.name);
     return demand;
   }
   demand.flops_per_step = samples_per_step * profile.flops_per_sample();
-  const double achieved_tflops = gpu.dense_fp16_tflops * profile.training.model_efficiency;
+  const double achieved_tflops = rate->value * profile.training.model_efficiency;
   demand.compute_s = demand.flops_per_step / (achieved_tflops * 1e12);
-  demand.source =
-      fmt::format("{:.3g} FLOP per step / ({} TFLOP/s {} peak x {:.2f} model efficiency)", demand.flops_per_step,
-                  gpu.dense_fp16_tflops, gpu.name, profile.training.model_efficiency);
+  demand.source = fmt::format("{:.3g} FLOP per step / ({} TFLOP/s {} {} GEMM x {:.2f} model efficiency; {}: {})",
+                              demand.flops_per_step, rate->value, gpu.name, dtype, profile.training.model_efficiency,
+                              score::datasheet_label, rate->source);
   return demand;
+}
+
+double table_busbw(const score::Profile& profile, const score::GpuModel& gpu, std::string& source) {
+  if (!gpu.allreduce || gpu.allreduce->points.empty()) return 0;
+  const score::AllreducePoint point = gpu.allreduce->nearest(profile.gradient_bytes());
+  source = point.bytes > 0 ? fmt::format("{}: {} at {:.0f} B (nearest the {:.0f} MB of gradients)",
+                                         score::datasheet_label, gpu.allreduce->source, point.bytes,
+                                         profile.gradient_bytes() / 1e6)
+                           : fmt::format("{}: {}", score::datasheet_label, gpu.allreduce->source);
+  return point.busbw_gbps;
 }
 
 CommDemand derive_comm(const score::Profile& profile, int gpus, double busbw_gbps, std::string busbw_source) {

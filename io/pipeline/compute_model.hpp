@@ -1,30 +1,22 @@
 // How long one training step's compute takes on a GPU the node may not have: the profile's FLOPs
-// per step divided by a datasheet peak times the profile's model efficiency, as MLPerf Storage
+// per step divided by the GPU table's GEMM rate (a published measurement where there is one, the
+// same figure `--target-gpus` scores with) times the profile's model efficiency, as MLPerf Storage
 // emulates accelerators by sleeping; how long the gradient all-reduce takes (gradient bytes x the
-// all-reduce bus factor / a bus bandwidth, nccl-tests' convention) and how much of it the profile
-// hides behind compute. Also the checkpoint schedule scaled to a short run.
+// all-reduce bus factor / the table's busbw at the gradient size, nccl-tests' convention) and how
+// much of it the profile hides behind compute. Also the checkpoint schedule scaled to a short run.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "harness/score/gpu_table.hpp"
 #include "harness/score/profile.hpp"
 
 namespace nodeaudit::pipeline {
 
-struct GpuPeak {
-  std::string name;          // as --emulate-compute spells it: "h100"
-  double dense_fp16_tflops;  // dense (no sparsity) FP16/BF16 tensor-core peak, TFLOP/s
-  std::string source;        // where the figure comes from
-  double link_gbps;          // GPU-to-GPU bandwidth per direction, GB/s: the all-reduce busbw ceiling
-  std::string link_source;
-};
-
-const std::vector<GpuPeak>& gpu_peak_table();
-// Case-insensitive; nullptr for an unknown name.
-const GpuPeak* find_gpu_peak(const std::string& name);
-std::string accepted_gpu_names();  // "h100, h200, a100, l40s"
+// The GPUs --emulate-compute accepts: the GPU table's models (score::known_gpu_models()).
+std::string accepted_gpu_names();
 
 struct ComputeDemand {
   double flops_per_step = 0;  // per GPU
@@ -32,10 +24,14 @@ struct ComputeDemand {
   std::string source;         // how compute_s was obtained
 };
 
-// Derived from the profile: samples_per_step x flops_per_sample / (peak x model_efficiency).
-// Empty `error` on success; else why the table cannot serve this profile (dtype not fp16/bf16).
-ComputeDemand derive_compute(const score::Profile& profile, int samples_per_step, const GpuPeak& gpu,
+// Derived from the profile: samples_per_step x flops_per_sample / (table GEMM rate x model_efficiency).
+// Empty `error` on success; else why the table cannot serve this profile (no rate for its dtype).
+ComputeDemand derive_compute(const score::Profile& profile, int samples_per_step, const score::GpuModel& gpu,
                              std::string& error);
+
+// The table's all-reduce busbw for `gpu` at the size nearest the profile's gradient bytes, and
+// where it comes from; 0 when the table has none for this GPU.
+double table_busbw(const score::Profile& profile, const score::GpuModel& gpu, std::string& source);
 
 struct CommDemand {
   int gpus = 1;               // GPUs of the emulated node (the all-reduce spans them)

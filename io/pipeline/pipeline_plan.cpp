@@ -74,7 +74,7 @@ void plan_decode(const ParamValues& p, PipelinePlan& plan) {
                                         : "--decode " + decode;
 }
 
-std::string plan_comm(const ParamValues& p, const GpuPeak* gpu, PipelinePlan& plan) {
+std::string plan_comm(const ParamValues& p, const score::GpuModel* gpu, PipelinePlan& plan) {
   const int gpus = plan.loader_only() ? 1
                    : plan.real()      ? static_cast<int>(plan.devices.size())
                                       : static_cast<int>(p.integer("gpus-in-node"));
@@ -82,13 +82,16 @@ std::string plan_comm(const ParamValues& p, const GpuPeak* gpu, PipelinePlan& pl
   std::string source = "--busbw (given)", error;
   if (busbw <= 0 && !p.text("comm-result").empty())
     busbw = busbw_from_result(p.text("comm-result"), plan.profile.gradient_bytes(), gpus, source, error);
-  else if (busbw <= 0 && gpu)
-    busbw = gpu->link_gbps, source = gpu->link_source;
+  if (!error.empty()) return error;
+  if (busbw <= 0 && gpu)
+    busbw = table_busbw(plan.profile, *gpu, source);
+  if (busbw <= 0 && gpu && gpus > 1 && plan.profile.gradient_bytes() > 0)
+    return fmt::format("the GPU table has no all-reduce figure for {}: give --busbw or --comm-result", gpu->name);
   plan.comm = derive_comm(plan.profile, gpus, busbw, source);
-  return error;
+  return "";
 }
 
-std::string plan_compute(const ParamValues& p, const GpuPeak* gpu, PipelinePlan& plan) {
+std::string plan_compute(const ParamValues& p, const score::GpuModel* gpu, PipelinePlan& plan) {
   std::string error;
   if (plan.real()) {
     plan.compute.flops_per_step = plan.samples_per_step * plan.profile.flops_per_sample();
@@ -111,7 +114,7 @@ std::string plan_compute(const ParamValues& p, const GpuPeak* gpu, PipelinePlan&
 
 // Real GPUs for auto when CUDA sees one and no emulated compute time is given; else the GPU named,
 // h100 for auto, or none. Empty on success; else the unknown name and what is accepted.
-std::string choose_compute(const ParamValues& p, const GpuAvailability& gpus, PipelinePlan& plan, const GpuPeak*& gpu) {
+std::string choose_compute(const ParamValues& p, const GpuAvailability& gpus, PipelinePlan& plan, const score::GpuModel*& gpu) {
   const std::string& wanted = p.text("emulate-compute");
   if (wanted == "auto") {
     if (!gpus.devices.empty() && p.duration_s("compute-time") == 0) {
@@ -123,9 +126,9 @@ std::string choose_compute(const ParamValues& p, const GpuAvailability& gpus, Pi
     plan.emulation_reason = p.duration_s("compute-time") > 0 ? "--compute-time given"
                             : gpus.why_none.empty()          ? "no GPU was looked for"
                                                              : gpus.why_none;
-    gpu = find_gpu_peak("h100");
+    gpu = score::find_gpu_model("h100");
   } else {
-    gpu = find_gpu_peak(wanted);
+    gpu = score::find_gpu_model(wanted);
     if (!gpu && wanted != "none")
       return fmt::format("--emulate-compute {}: unknown GPU; accepted: auto, {}, none", wanted, accepted_gpu_names());
     plan.emulation_reason = "--emulate-compute " + wanted;
@@ -174,7 +177,7 @@ std::string make_plan(const ProbeContext& ctx, PipelinePlan& plan, const GpuAvai
   } catch (const std::exception& e) {
     return e.what();
   }
-  const GpuPeak* gpu = nullptr;
+  const score::GpuModel* gpu = nullptr;
   if (std::string error = choose_compute(p, gpus, plan, gpu); !error.empty()) return error;
   plan.samples_per_step =
       p.integer("batch-size") > 0 ? static_cast<int>(p.integer("batch-size")) : plan.profile.samples_per_step_per_gpu();

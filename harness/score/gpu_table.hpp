@@ -1,0 +1,65 @@
+// The one GPU table: per GPU model, the figures a healthy node of that model reaches (published
+// measurements: MAMF matmul, nvbandwidth, BabelStream-style copy, nccl-tests all-reduce) and the
+// datasheet peaks beside them. Every value carries its source and says whether it was measured
+// somewhere or is a datasheet peak. Three readers: `--target-gpus` (judging a host for GPUs it does
+// not have), pipeline.step's emulated compute, and gpu.gemm / gpu.memory-bandwidth's percent of
+// peak. No figure here was measured by nodeaudit: whatever reads one labels it `datasheet (not
+// measured)`.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nodeaudit::score {
+
+struct SourcedValue {
+  double value = 0;
+  std::string source;     // who published it, where, on what stack
+  bool measured = false;  // a published measurement (true) or a datasheet peak (false)
+  std::string kind() const { return measured ? "published measurement" : "datasheet peak"; }
+};
+
+// nccl-tests all_reduce_perf bus bandwidth at one message size.
+struct AllreducePoint {
+  double bytes = 0;
+  double busbw_gbps = 0;
+};
+
+struct AllreduceCurve {
+  std::vector<AllreducePoint> points;  // ascending size; one point for a bound without a curve
+  int gpus = 0;                        // GPUs the curve was measured over
+  std::string source;
+  bool measured = false;
+  // busbw at the measured size nearest (in ratio) to `bytes`, and that size.
+  AllreducePoint nearest(double bytes) const;
+};
+
+struct GpuModel {
+  std::string name;                       // as --target-gpus spells it: "h100", "a100-80gb"
+  std::vector<std::string> aliases;       // other accepted spellings: "a100"
+  std::string description;                // "H100 SXM5 80 GB (HGX)"
+  std::vector<std::string> device_names;  // cudaDeviceProp::name of this model
+  std::map<std::string, SourcedValue> peak_tflops;  // dense datasheet peaks per dtype (fp64 ... fp8)
+  std::map<std::string, SourcedValue> gemm_tflops;  // published dense GEMM rates per dtype
+  std::optional<SourcedValue> memory_bytes;         // GPU memory per GPU
+  std::optional<SourcedValue> hbm_peak_gbps;
+  std::optional<SourcedValue> hbm_gbps;             // published device-memory copy bandwidth
+  std::optional<SourcedValue> h2d_gbps;             // pinned host-to-device per GPU
+  std::optional<AllreduceCurve> allreduce;
+
+  // The GEMM rate for a dtype a step is modelled with: the published measurement, else the peak.
+  std::optional<SourcedValue> gemm_rate(const std::string& dtype) const;
+  // The device-memory bandwidth: the published measurement, else the peak.
+  std::optional<SourcedValue> memory_bandwidth() const;
+};
+
+const std::vector<GpuModel>& gpu_table();
+// By name or alias, case-insensitive; nullptr when unknown.
+const GpuModel* find_gpu_model(const std::string& name);
+// By the exact name the CUDA runtime reports; nullptr when unknown.
+const GpuModel* find_gpu_model_by_device(const std::string& device_name);
+std::string known_gpu_models();  // "h100, h200, a100-80gb (a100), ..."
+
+}  // namespace nodeaudit::score

@@ -1,0 +1,242 @@
+#include "target_gpus.hpp"
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "../errors.hpp"
+#include "result_view.hpp"
+#include "toml_section.hpp"
+
+namespace nodeaudit::score {
+
+using nlohmann::json;
+
+namespace {
+
+std::string count_range() { return fmt::format("1 to {}", max_target_gpus); }
+
+std::string how_to_write() {
+  return fmt::format("write MODELxCOUNT with a model of the table ({}) and a count from {}, e.g. h100x8; or a "
+                     "FILE.toml for a GPU the table lacks (profiles/README.md, \"Target GPUs\")",
+                     known_gpu_models(), count_range());
+}
+
+bool names_a_file(const std::string& spec) {
+  return spec.size() > 5 && spec.compare(spec.size() - 5, 5, ".toml") == 0;
+}
+
+const std::vector<std::string> table_dtypes{"fp64", "fp32", "tf32", "fp16", "bf16", "fp8"};
+
+std::map<std::string, SourcedValue> read_gemm_rates(detail::Section& top, const std::string& path,
+                                                    const std::string& source, bool measured) {
+  const toml::node* node = top.raw("gemm_tflops");
+  if (!node) top.fail_here("missing required field 'gemm_tflops' (a table: dtype = TFLOP/s, e.g. bf16 = 790)");
+  if (!node->is_table()) top.fail(*node, "'gemm_tflops' must be a table ([gemm_tflops] with bf16 = 790, ...)");
+  detail::Section rates(*node->as_table(), "gemm_tflops", path);
+  std::map<std::string, SourcedValue> out;
+  for (const std::string& dtype : table_dtypes)
+    if (auto rate = rates.number(dtype, detail::Bound::positive)) out[dtype] = {*rate, source, measured};
+  rates.finish();
+  if (out.empty()) rates.fail_here("[gemm_tflops] gives no rate; give at least one of fp64, fp32, tf32, fp16, bf16, fp8");
+  return out;
+}
+
+json one_metric(const std::string& name, const std::string& unit, double value, json labels, const SourcedValue& from) {
+  return {{"name", name},        {"unit", unit},
+          {"labels", labels},    {"median", value},
+          {"samples", {value}},  {"source", fmt::format("{} ({})", from.source, from.kind())}};
+}
+
+json datasheet_probe(const std::string& id, const TargetGpus& target, json metrics) {
+  return {{"id", id},
+          {"status", "ok"},
+          {"datasheet", {{"target", target.spec}, {"source", target.file.empty() ? "the GPU table" : target.file}}},
+          {"metrics", std::move(metrics)}};
+}
+
+json gpu_side_probes(const TargetGpus& target) {
+  const GpuModel& m = target.model;
+  const json gpu0{{"gpu", "0"}};
+  json probes = json::array();
+  json gemm = json::array();
+  for (const std::string& dtype : table_dtypes)
+    if (auto rate = m.gemm_rate(dtype))
+      gemm.push_back(one_metric("tflops", "TFLOP/s", rate->value, {{"dtype", dtype}, {"gpu", "0"}}, *rate));
+  probes.push_back(datasheet_probe("gpu.gemm", target, gemm));
+  if (m.memory_bytes)
+    probes.push_back(datasheet_probe("gpu.memory-capacity", target,
+                                     {one_metric("usable_bytes", "bytes", m.memory_bytes->value, gpu0, *m.memory_bytes)}));
+  if (auto bandwidth = m.memory_bandwidth())
+    probes.push_back(datasheet_probe(
+        "gpu.memory-bandwidth", target,
+        {one_metric("bandwidth", "GB/s", bandwidth->value, {{"kernel", "copy"}, {"gpu", "0"}}, *bandwidth)}));
+  if (m.h2d_gbps) {
+    // Published per-GPU copies run one GPU at a time; each GPU of an HGX board has its own x16 link,
+    // so the per-GPU figure stands for all GPUs copying at once (an assumption, said in the source).
+    SourcedValue all_at_once = *m.h2d_gbps;
+    all_at_once.source += "; one GPU at a time, taken for all GPUs copying at once (own x16 link per GPU)";
+    probes.push_back(datasheet_probe("gpu.pcie", target,
+                                     {one_metric("h2d_bandwidth", "GB/s", all_at_once.value,
+                                                 {{"memory", "pinned"}, {"mode", "concurrent"}, {"gpu", "0"}},
+                                                 all_at_once)}));
+  }
+  if (m.allreduce && target.count > 1) {
+    json busbw = json::array();
+    const SourcedValue from{0, m.allreduce->source + (m.allreduce->gpus > 0 && m.allreduce->gpus != target.count
+                                                          ? fmt::format(" (measured over {} GPUs; used for {})",
+                                                                        m.allreduce->gpus, target.count)
+                                                          : ""),
+                            m.allreduce->measured};
+    for (const AllreducePoint& point : m.allreduce->points)
+      busbw.push_back(one_metric("busbw", "GB/s", point.busbw_gbps,
+                                 {{"size", fmt::format("{:.0f}", point.bytes > 0 ? point.bytes : 1.0)},
+                                  {"gpus", std::to_string(target.count)}},
+                                 from));
+    probes.push_back(datasheet_probe("comm.allreduce", target, busbw));
+  }
+  return probes;
+}
+
+bool replaced(const std::string& id) {
+  for (const std::string& probe : target_replaced_probes())
+    if (probe == id) return true;
+  return false;
+}
+
+int measured_gpu_count(const json& result) {
+  if (!result.is_object() || !result.contains("env") || !result["env"].contains("gpus") ||
+      !result["env"]["gpus"].is_array())
+    return 0;
+  return static_cast<int>(result["env"]["gpus"].size());
+}
+
+}  // namespace
+
+const std::vector<std::string>& target_replaced_probes() {
+  static const std::vector<std::string> ids{"gpu.gemm", "gpu.memory-capacity", "gpu.memory-bandwidth", "gpu.pcie",
+                                            "comm.allreduce"};
+  return ids;
+}
+
+TargetGpus parse_target_gpus(const std::string& spec) {
+  if (names_a_file(spec)) {
+    std::ifstream in(spec);
+    if (!in) throw UsageError("--target-gpus " + spec, "cannot be read (no such file or no permission)");
+    std::ostringstream text;
+    text << in.rdbuf();
+    TargetGpus target = parse_target_gpus_toml(text.str(), spec);
+    target.spec = spec;
+    return target;
+  }
+  static const std::regex shape(R"(^(.+)x([0-9]+)$)", std::regex::icase);
+  std::smatch match;
+  if (!std::regex_match(spec, match, shape)) throw UsageError("--target-gpus " + spec, how_to_write());
+  const GpuModel* model = find_gpu_model(match[1].str());
+  if (!model)
+    throw UsageError("--target-gpus " + spec,
+                     fmt::format("unknown GPU model '{}'; known: {}; or a FILE.toml", match[1].str(), known_gpu_models()));
+  const std::string digits = match[2].str();
+  const int count = digits.size() > 6 ? max_target_gpus + 1 : std::stoi(digits);
+  if (count < 1 || count > max_target_gpus)
+    throw UsageError("--target-gpus " + spec,
+                     fmt::format("GPU count {} is outside {} (GPUs of one node)", digits, count_range()));
+  if (model->gemm_tflops.empty() && !model->h2d_gbps)
+    throw UsageError("--target-gpus " + spec,
+                     fmt::format("the table holds only datasheet peaks for {} (for percent of peak), not the figures a "
+                                 "target needs; use one of h100, h200, a100-80gb, l40s or a FILE.toml",
+                                 model->name));
+  return {spec, *model, count, ""};
+}
+
+TargetGpus parse_target_gpus_toml(const std::string& toml_text, const std::string& path) {
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, path);
+  } catch (const toml::parse_error& error) {
+    detail::fail_at(path, error.source().begin, fmt::format("TOML syntax error: {}", error.description()));
+  }
+  using detail::Bound;
+  detail::Section top(root, "", path);
+  TargetGpus target;
+  target.file = path;
+  GpuModel& m = target.model;
+  m.name = top.require(top.text("name"), "name");
+  m.description = top.text("description").value_or(m.name);
+  const std::string source = top.require(top.text("source"), "source");
+  const bool measured = top.raw("measured") && top.raw("measured")->value_or(false);
+  target.count = top.require(top.integer("count", 1), "count");
+  if (target.count > max_target_gpus)
+    top.fail(*top.raw("count"), fmt::format("'count' is {}; must be from {}", target.count, count_range()));
+  m.gemm_tflops = read_gemm_rates(top, path, source, measured);
+  m.memory_bytes = SourcedValue{top.require(top.size("memory", Bound::positive), "memory"), source, false};
+  m.hbm_gbps = SourcedValue{top.require(top.number("memory_bandwidth_gbps", Bound::positive), "memory_bandwidth_gbps"),
+                            source, measured};
+  m.h2d_gbps = SourcedValue{top.require(top.number("h2d_gbps", Bound::positive), "h2d_gbps"), source, measured};
+  AllreduceCurve curve;
+  curve.points.push_back(
+      {0, top.require(top.number("allreduce_busbw_gbps", Bound::positive), "allreduce_busbw_gbps")});
+  curve.source = source;
+  curve.measured = measured;
+  m.allreduce = curve;
+  top.finish();
+  return target;
+}
+
+json apply_target(const json& result, const TargetGpus& target) {
+  json out = result.is_object() ? result : json::object();
+  json gpus = json::array();
+  for (int i = 0; i < target.count; ++i) {
+    json gpu{{"index", i}, {"name", target.model.description}, {"datasheet", true}};
+    if (target.model.memory_bytes) gpu["memory_total_bytes"] = target.model.memory_bytes->value;
+    gpus.push_back(gpu);
+  }
+  out["env"]["gpus"] = gpus;
+  out["env"]["gpu_status"] = fmt::format("{} x {} from the GPU table ({})", target.count, target.model.description,
+                                         datasheet_label);
+  json probes = json::array();
+  if (out.contains("probes") && out["probes"].is_array())
+    for (json probe : out["probes"]) {
+      const std::string id = probe.value("id", "");
+      if (replaced(id)) continue;
+      if (id == "host.decode" && probe.contains("metrics") && probe["metrics"].is_array()) {
+        json kept = json::array();
+        for (const json& metric : probe["metrics"])
+          if (metric.value("name", "") != "images_per_s_per_gpu") kept.push_back(metric);
+        probe["metrics"] = kept;
+      }
+      probes.push_back(std::move(probe));
+    }
+  for (json& probe : gpu_side_probes(target)) probes.push_back(std::move(probe));
+  out["probes"] = probes;
+  return out;
+}
+
+json target_json(const TargetGpus& target, const json& result) {
+  const GpuModel& m = target.model;
+  json figures = json::object();
+  auto put = [&](const std::string& key, const std::optional<SourcedValue>& value, const std::string& unit) {
+    if (value) figures[key] = {{"value", value->value}, {"unit", unit}, {"source", value->source}, {"kind", value->kind()}};
+  };
+  for (const std::string& dtype : table_dtypes) put("gemm_tflops_" + dtype, m.gemm_rate(dtype), "TFLOP/s");
+  put("memory_bytes", m.memory_bytes, "bytes");
+  put("memory_bandwidth_gbps", m.memory_bandwidth(), "GB/s");
+  put("h2d_gbps", m.h2d_gbps, "GB/s");
+  if (m.allreduce) figures["allreduce_busbw"] = {{"source", m.allreduce->source}, {"gpus_measured", m.allreduce->gpus}};
+  json out{{"spec", target.spec},
+           {"model", m.name},
+           {"description", m.description},
+           {"count", target.count},
+           {"label", datasheet_label},
+           {"table", target.file.empty() ? "built-in GPU table (harness/score/gpu_table.cpp)" : target.file},
+           {"figures", figures}};
+  const int own = measured_gpu_count(result);
+  if (own > 0)
+    out["own_gpus"] = fmt::format("the node's own {} GPU{} (env.gpus) {} not used: judged for {} x {}", own,
+                                  own == 1 ? "" : "s", own == 1 ? "was" : "were", target.count, m.description);
+  return out;
+}
+
+}  // namespace nodeaudit::score
