@@ -108,8 +108,9 @@ void validate_probe(std::vector<std::string>& problems, const nlohmann::json& p,
   require(problems, p.contains("telemetry") && p["telemetry"].is_object(), where + ".telemetry missing");
   if (!p.contains("metrics") || !p["metrics"].is_array()) return problems.push_back(where + ".metrics missing");
   for (std::size_t i = 0; i < p["metrics"].size(); ++i) validate_metric(problems, p["metrics"][i], fmt::format("{}.metrics[{}]", where, i));
+  if (!p.contains("findings") || !p["findings"].is_array()) return;
   for (const auto& f : p["findings"]) {
-    const std::string sev = f.value("severity", "");
+    const std::string sev = f.is_object() ? f.value("severity", "") : "";
     require(problems, sev == "fail" || sev == "warn" || sev == "info", where + ".findings[].severity must be fail|warn|info");
   }
 }

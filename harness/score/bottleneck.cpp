@@ -39,7 +39,7 @@ json loader_sentence(const Profile& profile, const NodeModel& node, const Stage&
   if (stage.resource == "storage") return storage_sentence(profile, node, stage);
   if (stage.resource == "cpu_decode")
     return sentence("cpu_decode",
-                    fmt::format("cpu_decode: {:.0f} images/s per GPU of {:.0f} needed — add CPU cores ({:.1f} per GPU "
+                    fmt::format("cpu_decode: {:.0f} images/s per GPU of {:.0f} needed — add CPU cores ({:.3g} per GPU "
                                 "now), decode on the GPU (nvJPEG / DALI) or store pre-decoded samples",
                                 stage.capacity, needed_rate(stage.demand, node.step), node.host.cores_per_gpu));
   return sentence("host_to_device",

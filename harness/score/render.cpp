@@ -82,7 +82,7 @@ std::string memory_host_lines(const json& assessment) {
                        format_bytes(number(memory, "activation_bytes")));
   const json& host = assessment["host"];
   if (!host.contains("ram_not_judged"))
-    out += fmt::format("  host: RAM {} for {} of GPU memory{} ({:.1f}x)", format_bytes(number(host, "ram_total_bytes")),
+    out += fmt::format("  host: RAM {} for {} of GPU memory{} ({:.2f}x)", format_bytes(number(host, "ram_total_bytes")),
                        format_bytes(number(host, "gpu_memory_total_bytes")),
                        host.contains("gpus_basis") ? " [" + std::string(datasheet_label) + "]" : "",
                        number(host, "ram_to_gpu_memory"));
@@ -137,6 +137,19 @@ std::string render_assessment(const json& assessment) {
   return out + cost_line(assessment.value("cost", json()));
 }
 
+// The step's bottleneck sentence when a resource other than the GPUs limits the step (it names the
+// figure and what is needed); else the first failed, then warned, rule (figure and threshold);
+// else the GPU-bound sentence.
+std::string first_bottleneck(const json& assessment) {
+  const json& bottleneck = assessment["bottleneck"];
+  const std::string resource = text(bottleneck, "resource");
+  if (resource != "compute" && resource != "not_judged") return text(bottleneck, "text");
+  for (const char* verdict : {"FAIL", "WARN"})
+    for (const json& rule : assessment.value("rules", json::array()))
+      if (text(rule, "verdict") == verdict) return text(rule, "text");
+  return text(bottleneck, "text");
+}
+
 std::string render_summary(const json& assessment) {
   if (!assessment.is_object() || !assessment.contains("overall")) return "";
   std::string node = fmt::format("this node's {} GPU{}", number(assessment, "gpus"), number(assessment, "gpus") == 1 ? "" : "s");
@@ -146,7 +159,7 @@ std::string render_summary(const json& assessment) {
   }
   std::string out = fmt::format("Verdict for {} on {}: {}.\n", text(assessment, "profile"), node,
                                 text(assessment["overall"], "text"));
-  out += fmt::format("First bottleneck: {}.\n", text(assessment["bottleneck"], "text"));
+  out += fmt::format("First bottleneck: {}.\n", first_bottleneck(assessment));
   const json cost = assessment.value("cost", json());
   if (cost.is_null())
     out += "Cost of one effective run: not computed (give --price-per-hour, the node's price per hour).\n";

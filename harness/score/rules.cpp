@@ -30,10 +30,10 @@ namespace {
 using Show = std::function<std::string(double)>;
 
 std::string ratio_text(double value) {
-  return fmt::format("{:.1f}x", value);
+  return value < 0.95 ? fmt::format("{:.2f}x", value) : fmt::format("{:.1f}x", value);
 }
 std::string cores_text(double value) {
-  return fmt::format("{:.1f}", value);
+  return value < 1 ? fmt::format("{:.2f}", value) : fmt::format("{:.1f}", value);
 }
 std::string seconds_text(double value) {
   return fmt::format("{:.3g} s", value);

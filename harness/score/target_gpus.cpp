@@ -1,5 +1,6 @@
 #include "target_gpus.hpp"
 
+#include <cstdint>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -167,9 +168,12 @@ TargetGpus parse_target_gpus_toml(const std::string& toml_text, const std::strin
   m.description = top.text("description").value_or(m.name);
   const std::string source = top.require(top.text("source"), "source");
   const bool measured = top.raw("measured") && top.raw("measured")->value_or(false);
-  target.count = top.require(top.integer("count", 1), "count");
-  if (target.count > max_target_gpus)
-    top.fail(*top.raw("count"), fmt::format("'count' is {}; must be from {}", target.count, count_range()));
+  const toml::node* count = top.raw("count");
+  if (!count) top.fail_here("missing required field 'count' (GPUs of the node, " + count_range() + ")");
+  const std::optional<std::int64_t> value = count->value<std::int64_t>();
+  if (!count->is_integer() || !value || *value < 1 || *value > max_target_gpus)
+    top.fail(*count, fmt::format("'count' must be an integer from {} (GPUs of the node)", count_range()));
+  target.count = static_cast<int>(*value);
   m.gemm_tflops = read_gemm_rates(top, path, source, measured);
   m.memory_bytes = SourcedValue{top.require(top.size("memory", Bound::positive), "memory"), source, false};
   m.hbm_gbps = SourcedValue{top.require(top.number("memory_bandwidth_gbps", Bound::positive), "memory_bandwidth_gbps"),

@@ -97,6 +97,70 @@ TEST_F(RunProfile, BadInputComesBeforeProbeFailureWhichComesBeforeTheVerdict) {
   EXPECT_TRUE(load_result_file(failed).contains("assessment")) << "the verdict is still written";
 }
 
+// The README's workflow on a machine without GPUs: the host measured, judged for 8 H100s from the
+// GPU table. Every figure the table gave carries its label, the host's figures do not, and the run
+// ends in the verdict, bottleneck and cost sentences.
+TEST_F(RunProfile, TargetGpusJudgeTheMeasuredHostAndLabelEveryDatasheetFigure) {
+  const std::string out = dir_ + "/target.json";
+  const auto r = run_process({NODEAUDIT_BINARY, "run", "--only", "host.*,storage.*", "--profile", "cv-resnet50-imagenet",
+                              "--target-gpus", "h100x8", "--data-dir", dir_, "--out", out});
+  const nlohmann::json doc = load_result_file(out);
+  ASSERT_TRUE(doc.contains("assessment")) << r.err;
+  const nlohmann::json& a = doc["assessment"];
+  EXPECT_EQ(a["target_gpus"]["spec"], "h100x8");
+  EXPECT_EQ(a["gpus"], 8);
+  const std::string verdict = a["overall"]["verdict"];
+  EXPECT_NE(verdict, "NOT_JUDGED") << a["overall"];
+  bool probe_failed = false;
+  for (const auto& probe : doc["probes"]) probe_failed |= probe["status"] != "ok" && probe["status"] != "skipped";
+  EXPECT_EQ(r.exit_code, probe_failed || verdict == "FAIL" ? 1 : 0) << r.err;
+  int labelled = 0;
+  for (const auto& resource : a["resources"]) {
+    if (!resource.contains("capacity")) continue;
+    const std::string metric = resource["capacity"]["metric"];
+    const bool from_table = resource["capacity"].contains("basis");
+    EXPECT_EQ(from_table, metric.rfind("datasheet (not measured): ", 0) == 0) << metric;
+    const std::string name = resource["resource"];
+    const bool gpu_side = name == "compute" || name == "host_to_device" || name == "communication";
+    EXPECT_EQ(from_table, gpu_side) << name << ": " << metric;
+    labelled += from_table;
+  }
+  EXPECT_EQ(labelled, 3);  // compute, host-to-device, communication (ResNet-50 reads no GPU memory stage)
+  for (const auto& rule : a["rules"]) {
+    if (rule["verdict"] == "NOT_JUDGED") continue;
+    EXPECT_TRUE(rule.contains("datasheet_inputs")) << rule;  // every judged rule here rests on the table somewhere
+    EXPECT_NE(rule["text"].get<std::string>().find("[datasheet (not measured): "), std::string::npos) << rule;
+  }
+  EXPECT_EQ(a["memory"]["basis"], "datasheet (not measured)");
+  EXPECT_NE(r.out.find("\nVerdict for cv-resnet50-imagenet on 8 x H100 SXM5 80 GB"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nFirst bottleneck: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nCost of one effective run: not computed (give --price-per-hour"), std::string::npos) << r.out;
+}
+
+// A FAIL verdict is exit 1 from a real run: 1.6 TB of model state per GPU fits no target GPU.
+TEST_F(RunProfile, FailVerdictForTheTargetExitsOne) {
+  const std::string out = dir_ + "/fail.json";
+  const std::string profile = std::string(NODEAUDIT_FIXTURES) + "/profiles/too-big-for-one-gpu.toml";
+  const auto r = run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.ok", "--profile", profile, "--target-gpus",
+                              "h200x1", "--out", out});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const nlohmann::json doc = load_result_file(out);
+  EXPECT_EQ(doc["assessment"]["overall"]["verdict"], "FAIL");
+  EXPECT_EQ(doc["assessment"]["bottleneck"]["resource"], "memory");
+  EXPECT_NE(r.out.find("memory_fit: peak 1.5 TiB of 131.3 GiB usable per GPU"), std::string::npos) << r.out;
+}
+
+TEST_F(RunProfile, BadTargetGpusAreRefusedBeforeAnyProbeRuns) {
+  for (const std::string spec : {"h100x0", "h100x9999", "v100x8"})
+    expect_one_line_usage_error(run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.ok", "--profile",
+                                             balance_test_profile, "--target-gpus", spec, "--out", dir_}),
+                                "--target-gpus " + spec);
+  expect_one_line_usage_error(
+      run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.ok", "--target-gpus", "h100x8", "--out", dir_}),
+      "needs --profile");
+  EXPECT_TRUE(files_in(dir_).empty());
+}
+
 TEST_F(RunProfile, SkipLeavesProbesOutAndMayNotLeaveNone) {
   const std::string out = dir_ + "/r.json";
   const auto r = run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.ok,test.fail,test.sizes", "--skip", "test.fail,test.si*", "--out", out});

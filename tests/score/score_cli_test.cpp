@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -120,4 +121,47 @@ TEST(ScoreCommand, BadPriceIsUsageError) {
       nodeaudit("score " + fixture("results/balanced.json") + " --profile " + test_profile + " --price-per-hour -3");
   EXPECT_EQ(run.exit_code, 2) << run.output;
   EXPECT_NE(run.output.find("--price-per-hour -3"), std::string::npos) << run.output;
+}
+
+// A CPU-only result judged for 8 H100s: a verdict instead of NOT_JUDGED, the table's figures
+// labelled in the text and the JSON.
+TEST(ScoreCommand, TargetGpusJudgeACpuOnlyResult) {
+  const std::string cpu_only = fixture("results/cpu-only.json");
+  const CliRun plain = nodeaudit("score " + cpu_only + " --profile cv-resnet50-imagenet");
+  EXPECT_NE(plain.output.find("Overall: NOT_JUDGED"), std::string::npos) << plain.output;
+  const CliRun run = nodeaudit("score " + cpu_only + " --profile cv-resnet50-imagenet --target-gpus h100x8");
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_NE(run.output.find("Overall: FAIL"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("Bottleneck: cpu_decode: 300 images/s per GPU of 7104 needed"), std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("at 792.1 TFLOP/s (datasheet (not measured): ml-engineering MAMF table"), std::string::npos)
+      << run.output;
+  const CliRun json_run =
+      nodeaudit("score " + cpu_only + " --profile cv-resnet50-imagenet --target-gpus h100x8 --format json");
+  const auto assessment = nlohmann::json::parse(json_run.output);
+  EXPECT_EQ(assessment["target_gpus"]["label"], "datasheet (not measured)");
+  EXPECT_EQ(assessment["target_gpus"]["figures"]["gemm_tflops_fp16"]["kind"], "published measurement");
+}
+
+TEST(ScoreCommand, BadTargetGpusExitTwoNamingWhatIsAcceptedAndWriteNothing) {
+  const std::string out = temp_path("target-out.json");
+  std::filesystem::remove(out);
+  const std::string base = "score " + fixture("results/cpu-only.json") + " --profile cv-resnet50-imagenet --out " + out;
+  const CliRun unknown = nodeaudit(base + " --target-gpus v100x8");
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
+  EXPECT_NE(unknown.output.find("unknown GPU model 'v100'; known: h100 (h100-sxm), h200 (h200-sxm), a100-80gb"),
+            std::string::npos)
+      << unknown.output;
+  const CliRun zero = nodeaudit(base + " --target-gpus h100x0");
+  EXPECT_EQ(zero.exit_code, 2) << zero.output;
+  EXPECT_NE(zero.output.find("GPU count 0 is outside 1 to 64"), std::string::npos) << zero.output;
+  const std::string toml = temp_path("no-h2d.toml");
+  std::ofstream(toml) << "name = \"b200\"\ncount = 8\nsource = \"example\"\nmemory = \"180GB\"\n"
+                         "memory_bandwidth_gbps = 8000\nallreduce_busbw_gbps = 700\n[gemm_tflops]\nbf16 = 2250\n";
+  const CliRun missing = nodeaudit(base + " --target-gpus " + toml);
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("missing required field 'h2d_gbps'"), std::string::npos) << missing.output;
+  EXPECT_EQ(std::count(missing.output.begin(), missing.output.end(), '\n'), 1) << missing.output;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  std::filesystem::remove(toml);
 }
