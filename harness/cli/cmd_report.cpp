@@ -23,6 +23,7 @@ struct ReportCliOptions {
   std::vector<std::string> results;
   std::vector<std::string> names, prices;
   std::string profile, md, html;
+  std::string target_gpus;
   bool redact = false;
 };
 
@@ -67,7 +68,13 @@ int run_report(const ReportCliOptions& o) {
   const std::vector<report::NodeInput> inputs = load_inputs(o);
   std::optional<score::Profile> profile;
   if (!o.profile.empty()) profile = score::load_profile(o.profile);
-  const report::Report built = report::build_report(inputs, profile ? &*profile : nullptr, o.redact);
+  std::optional<score::TargetGpus> target;
+  if (!o.target_gpus.empty()) {
+    if (!profile) throw UsageError("--target-gpus " + o.target_gpus, "needs --profile: the GPUs are judged for a workload");
+    target = score::parse_target_gpus(o.target_gpus);
+  }
+  const report::Report built =
+      report::build_report(inputs, profile ? &*profile : nullptr, o.redact, target ? &*target : nullptr);
   const std::string markdown = report::render_report_markdown(built);
   if (!o.html.empty()) write_file_atomic(o.html, report::render_report_html(built), true);
   if (!o.md.empty()) write_file_atomic(o.md, markdown, true);
@@ -85,6 +92,9 @@ void add_report_command(CLI::App& root, Action& action) {
   cmd->add_option("--name", o->names, "FILE=NAME: what to call a node (FILE is the path, file name or stem); repeatable");
   cmd->add_option("--price", o->prices, "NAME=PRICE: hourly price of a node, to cost one run (needs --profile); repeatable");
   cmd->add_option("--profile", o->profile, "Workload profile NAME or FILE.toml to assess each node for");
+  cmd->add_option("--target-gpus", o->target_gpus,
+                  "Assess every node for these GPUs (MODELxCOUNT or FILE.toml) instead of its own; GPU-side figures "
+                  "from the GPU table, labelled datasheet (not measured)");
   cmd->add_option("--md", o->md, "Write the Markdown report to FILE (must not exist)");
   cmd->add_option("--html", o->html, "Write a self-contained HTML report with SVG charts to FILE (must not exist)");
   cmd->add_flag("--redact", o->redact, "Remove hostnames, serial numbers, UUIDs, PCI bus ids and command lines");

@@ -40,8 +40,9 @@ std::string nodes_table(const Report& report) {
 
 std::string assessment_table(const Report& report) {
   if (report.profile.empty()) return "<h2>Assessment</h2>\n<p>No profile given: nodes not assessed, runs not costed.</p>\n";
-  std::string out = "<h2>Assessment for " + xml_escape(report.profile) +
-                    "</h2>\n<table>\n<tr><th>node</th><th>verdict</th><th>bottleneck</th><th>cost of one run</th></tr>\n";
+  std::string out = "<h2>Assessment for " + xml_escape(report.profile) + "</h2>\n";
+  if (!report.target_note.empty()) out += "<p class=\"datasheet\">" + xml_escape(report.target_note) + "</p>\n";
+  out += "<table>\n<tr><th>node</th><th>verdict</th><th>bottleneck</th><th>cost of one run</th></tr>\n";
   for (std::size_t i = 0; i < report.nodes.size(); ++i) {
     const NodeReport& node = report.nodes[i];
     const bool cheapest = static_cast<int>(i) == report.cheapest;

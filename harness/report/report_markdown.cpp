@@ -34,8 +34,9 @@ std::string nodes_section(const Report& report) {
 
 std::string assessment_section(const Report& report) {
   if (report.profile.empty()) return "## Assessment\n\nNo `--profile` given: nodes not assessed, runs not costed.\n\n";
-  std::string out = fmt::format("## Assessment for `{}`\n\n| node | verdict | bottleneck | cost of one run |\n|---|---|---|---|\n",
-                                report.profile);
+  std::string out = fmt::format("## Assessment for `{}`\n\n", report.profile);
+  if (!report.target_note.empty()) out += report.target_note + "\n\n";
+  out += "| node | verdict | bottleneck | cost of one run |\n|---|---|---|---|\n";
   for (std::size_t i = 0; i < report.nodes.size(); ++i) {
     const NodeReport& node = report.nodes[i];
     const std::string cost = cost_text(node) + (static_cast<int>(i) == report.cheapest ? " **cheapest**" : "");

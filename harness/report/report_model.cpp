@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "errors.hpp"
+#include "harness/score/result_view.hpp"
 #include "redact.hpp"
 
 namespace nodeaudit::report {
@@ -32,7 +33,8 @@ std::optional<score::RunCost> cost_from_assessment(const nlohmann::json& assessm
   return run;
 }
 
-NodeReport node_report(const NodeInput& input, const score::Profile* profile, bool redact) {
+NodeReport node_report(const NodeInput& input, const score::Profile* profile, bool redact,
+                       const score::TargetGpus* target) {
   NodeReport node{input.name, redact ? redact_result(input.doc) : input.doc, nullptr, std::nullopt, ""};
   if (!profile) {
     node.cost_note = "no profile given";
@@ -40,7 +42,7 @@ NodeReport node_report(const NodeInput& input, const score::Profile* profile, bo
   }
   score::CostOptions cost;
   cost.price_per_hour = input.price_per_hour;
-  node.assessment = score::assess(*profile, node.doc, cost);  // the redacted doc: its text cannot leak a name
+  node.assessment = score::assess(*profile, node.doc, cost, target);  // the redacted doc: its text cannot leak a name
   node.cost = cost_from_assessment(node.assessment, node.cost_note);
   return node;
 }
@@ -85,14 +87,22 @@ void add_shared_rows(Report& report) {
 
 }  // namespace
 
-Report build_report(const std::vector<NodeInput>& inputs, const score::Profile* profile, bool redact) {
+Report build_report(const std::vector<NodeInput>& inputs, const score::Profile* profile, bool redact,
+                    const score::TargetGpus* target) {
   Report report;
   report.redacted = redact;
   report.profile = profile ? profile->name : "";
+  if (target && profile)
+    report.target_note = fmt::format(
+        "Judged for {} x {} (--target-gpus {}): every node's GPU-side figures (GEMM rate, GPU memory, host-to-device, "
+        "all-reduce) are {} from {}; storage, CPUs and RAM are each node's own measurements. Each rule resting on "
+        "the table says so in the result's assessment.",
+        target->count, target->model.description, target->spec, score::datasheet_label,
+        target->file.empty() ? "the built-in GPU table" : target->file);
   for (const auto& input : inputs) {
     if (input.price_per_hour && !profile)
       throw UsageError("--price " + input.name, "pricing a run needs --profile (the run length and speed come from it)");
-    report.nodes.push_back(node_report(input, profile, redact));
+    report.nodes.push_back(node_report(input, profile, redact, target));
   }
   if (report.nodes.empty()) return report;
   add_shared_rows(report);

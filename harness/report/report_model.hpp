@@ -45,10 +45,14 @@ struct Report {
   std::size_t not_shared = 0;  // distinct metrics missing from at least one node
   int cheapest = -1;           // index into nodes, -1 when fewer than one node has a cost
   bool redacted = false;
+  // With --target-gpus: "Judged for 8 x H100 ... : GPU-side figures are datasheet (not measured) ...".
+  std::string target_note;
 };
 
-// profile may be null (no assessment, no cost). Throws UsageError for a price without a profile.
-Report build_report(const std::vector<NodeInput>& inputs, const score::Profile* profile, bool redact);
+// profile may be null (no assessment, no cost); target may be null (each node's own GPUs). Throws
+// UsageError for a price without a profile.
+Report build_report(const std::vector<NodeInput>& inputs, const score::Profile* profile, bool redact,
+                    const score::TargetGpus* target = nullptr);
 
 // "8 x Fixture GPU 80GB, driver 550.54.15, CUDA 12.4, NCCL 2.21.5": a node in one line.
 std::string node_summary(const nlohmann::json& doc);

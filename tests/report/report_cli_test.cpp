@@ -97,6 +97,26 @@ TEST_F(CompareCli, ReportWritesMarkdownAndHtmlWithTheCheapestNode) {
   EXPECT_NE(text.find("vendor-b"), std::string::npos);
 }
 
+// Two CPU-side nodes compared for the GPUs they will get: both documents say the GPU side is the
+// table's, and each node's bottleneck is its own measured host.
+TEST_F(CompareCli, ReportForTargetGpusLabelsTheDatasheetSideInMarkdownAndHtml) {
+  const std::string md = dir_ + "/target.md", html = dir_ + "/target.html";
+  const ProcessResult r = run_process({NODEAUDIT_BINARY, "report", result("cpu-only.json"), result("gpu-skipped.json"),
+                                       "--profile", "cv-resnet50-imagenet", "--target-gpus", "h100x8", "--md", md,
+                                       "--html", html});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const std::string& path : {md, html}) {
+    std::ifstream in(path);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("Judged for 8 x H100 SXM5 80 GB (HGX, NVLink 4) (--target-gpus h100x8)"), std::string::npos)
+        << path;
+    EXPECT_NE(text.find("are datasheet (not measured) from the built-in GPU table"), std::string::npos) << path;
+    EXPECT_NE(text.find("cpu_decode: 300 images/s per GPU of 7104 needed"), std::string::npos) << path;
+  }
+  expect_one_line_error(run_process({NODEAUDIT_BINARY, "report", result("cpu-only.json"), "--target-gpus", "h100x8"}),
+                        "needs --profile");
+}
+
 TEST_F(CompareCli, ReportRefusesNamesAndPricesThatMatchNothing) {
   const std::string a = result("balanced.json"), b = result("cpu-starved.json");
   expect_one_line_error(run_process({NODEAUDIT_BINARY, "report", a, b, "--price", "vendor-z=3", "--profile", "llm-finetune-7b"}),
