@@ -102,7 +102,7 @@ std::vector<ParamSpec> pipeline_params() {
         .type = ParamType::real,
         .default_by_level = same_at_all_levels("0"),
         .help = "All-reduce bus bandwidth in GB/s; 0 = from --comm-result, else measured on real GPUs, else the emulated "
-                "GPU's datasheet link",
+                "GPU's all-reduce busbw in the GPU table at the gradient size (datasheet, not measured)",
         .min = 0,
         .max = 100000},
       P{.name = "comm-result",

@@ -8,8 +8,10 @@
 // stage times are CUDA events. Emulated (a GPU named, or no GPU): compute is busy for the time the
 // profile implies on that GPU (a sleep), then for the exposed share of the all-reduce (a sleep).
 // Checkpoints are saved at the profile's write demand, scaled to the run (sync/async/off).
-//   emulated compute_s per step = samples per step x flops_per_sample / (datasheet peak x model_efficiency)
+//   emulated compute_s per step = samples per step x flops_per_sample / (table GEMM rate x model_efficiency)
 //   emulated comm_s per step    = gradient bytes x 2(G-1)/G / busbw; exposed = comm_s x (1 - comm_overlap)
+// The GEMM rate and busbw are the GPU table's (harness/score/gpu_table.cpp): published measurements
+// (MAMF, nccl-tests) where there are some, the same figures `--target-gpus` scores with.
 //   au            = compute time / (wall time - checkpoint stalls), over the steps after the first
 //   au_with_checkpoint = compute time / wall time
 //   samples_per_s = samples consumed by compute / that wall time
@@ -17,9 +19,9 @@
 //                   checkpoint, other); loader_read / loader_decode: that time / (workers x run time)
 //   predicted_utilization = the scorer on the same node figures (compute rate, loader rates, busbw)
 // Pitfalls: buffered reads of a data set that fits in RAM measure the page cache (info.cache);
-// datasheet peaks exceed what a GEMM reaches, so the emulated compute is short and demands more
-// of the loader than a real GPU; the datasheet link rate is a busbw ceiling nccl-tests stays under
-// (give --busbw or --comm-result for a measured one); the JPEG set cycles through a few dozen
+// the table's figures are other machines' measurements, labelled datasheet (not measured): give
+// --busbw or --comm-result for this node's all-reduce; emulated, one GPU's loader has the whole
+// host's cores (on a real node the other GPUs' loaders share them); the JPEG set cycles through a few dozen
 // distinct images, so the decoder sees repeats (decode cost depends on content, not on repeats).
 #include <algorithm>
 #include <thread>
