@@ -144,12 +144,7 @@ Category parse_category(const std::string& text) {
 }  // namespace
 
 Profile parse_profile(const std::string& toml_text, const std::string& path) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, path);
-  } catch (const toml::parse_error& error) {
-    detail::fail_at(path, error.source().begin, fmt::format("TOML syntax error: {}", error.description()));
-  }
+  const toml::table root = detail::parse_toml(toml_text, path);
   Profile profile;
   profile.source_path = path;
   Section top(root, "", path);

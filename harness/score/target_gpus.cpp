@@ -153,12 +153,7 @@ TargetGpus parse_target_gpus(const std::string& spec) {
 }
 
 TargetGpus parse_target_gpus_toml(const std::string& toml_text, const std::string& path) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, path);
-  } catch (const toml::parse_error& error) {
-    detail::fail_at(path, error.source().begin, fmt::format("TOML syntax error: {}", error.description()));
-  }
+  const toml::table root = detail::parse_toml(toml_text, path);
   using detail::Bound;
   detail::Section top(root, "", path);
   TargetGpus target;

@@ -22,6 +22,15 @@ enum class Bound { positive, non_negative, fraction, any };
   throw UsageError(fmt::format("{}:{}:{}", path, pos.line == 0 ? 1 : pos.line, pos.column == 0 ? 1 : pos.column), why);
 }
 
+// A TOML document, or a UsageError at the syntax error's line and column.
+inline toml::table parse_toml(const std::string& text, const std::string& path) {
+  try {
+    return toml::parse(text, path);
+  } catch (const toml::parse_error& error) {
+    fail_at(path, error.source().begin, fmt::format("TOML syntax error: {}", error.description()));
+  }
+}
+
 inline std::string join(const std::vector<std::string>& items) {
   std::string out;
   for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
