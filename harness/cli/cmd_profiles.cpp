@@ -7,6 +7,7 @@
 
 #include "../errors.hpp"
 #include "../score/render.hpp"
+#include "../score/gpu_table_text.hpp"
 #include "../score/score.hpp"
 #include "commands.hpp"
 
@@ -51,6 +52,34 @@ void add_profiles_command(CLI::App& root, Action& action) {
       const score::Profile profile = score::load_profile(o->name);
       std::cout << (o->format == "json" ? score::profile_to_json(profile).dump(2) + "\n"
                                         : score::render_profile(profile));
+      return exit_ok;
+    };
+  });
+
+  auto g = std::make_shared<ShowOptions>();
+  CLI::App* gpus = cmd->add_subcommand(
+      "gpus", "The GPU table --target-gpus and pipeline.step read: every model, or one model's figures with sources");
+  gpus->add_option("model", g->name, "A model of the table (h100, a100-80gb, ...) or a target FILE.toml");
+  gpus->add_option("--format", g->format, "table or json")->capture_default_str();
+  gpus->callback([&action, g] {
+    action = [g] {
+      if (g->format != "table" && g->format != "json") throw UsageError("--format " + g->format, "expected table or json");
+      if (g->name.empty()) {
+        if (g->format == "table") {
+          std::cout << score::render_gpu_table();
+          return exit_ok;
+        }
+        nlohmann::json all = nlohmann::json::object();
+        for (const score::GpuModel& m : score::gpu_table()) all[m.name] = score::gpu_model_figures(m);
+        std::cout << all.dump(2) << "\n";
+        return exit_ok;
+      }
+      const score::GpuModel* known = score::find_gpu_model(g->name);
+      const bool file = g->name.size() > 5 && g->name.compare(g->name.size() - 5, 5, ".toml") == 0;
+      if (!known && !file)
+        throw UsageError("profiles gpus " + g->name, "unknown model; known: " + score::known_gpu_models() + "; or a FILE.toml");
+      const score::GpuModel model = known ? *known : score::parse_target_gpus(g->name).model;
+      std::cout << (g->format == "json" ? score::gpu_model_figures(model).dump(2) + "\n" : score::render_gpu_model(model));
       return exit_ok;
     };
   });

@@ -18,7 +18,7 @@ struct SourcedValue {
   double value = 0;
   std::string source;     // who published it, where, on what stack
   bool measured = false;  // a published measurement (true) or a datasheet peak (false)
-  std::string kind() const { return measured ? "published measurement" : "datasheet peak"; }
+  std::string kind() const { return measured ? "published measurement" : "datasheet"; }
 };
 
 // nccl-tests all_reduce_perf bus bandwidth at one message size.

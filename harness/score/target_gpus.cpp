@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "../errors.hpp"
+#include "gpu_table_text.hpp"
 #include "result_view.hpp"
 #include "toml_section.hpp"
 
@@ -215,22 +216,13 @@ json apply_target(const json& result, const TargetGpus& target) {
 
 json target_json(const TargetGpus& target, const json& result) {
   const GpuModel& m = target.model;
-  json figures = json::object();
-  auto put = [&](const std::string& key, const std::optional<SourcedValue>& value, const std::string& unit) {
-    if (value) figures[key] = {{"value", value->value}, {"unit", unit}, {"source", value->source}, {"kind", value->kind()}};
-  };
-  for (const std::string& dtype : table_dtypes) put("gemm_tflops_" + dtype, m.gemm_rate(dtype), "TFLOP/s");
-  put("memory_bytes", m.memory_bytes, "bytes");
-  put("memory_bandwidth_gbps", m.memory_bandwidth(), "GB/s");
-  put("h2d_gbps", m.h2d_gbps, "GB/s");
-  if (m.allreduce) figures["allreduce_busbw"] = {{"source", m.allreduce->source}, {"gpus_measured", m.allreduce->gpus}};
   json out{{"spec", target.spec},
            {"model", m.name},
            {"description", m.description},
            {"count", target.count},
            {"label", datasheet_label},
            {"table", target.file.empty() ? "built-in GPU table (harness/score/gpu_table.cpp)" : target.file},
-           {"figures", figures}};
+           {"figures", gpu_model_figures(m)}};
   const int own = measured_gpu_count(result);
   if (own > 0)
     out["own_gpus"] = fmt::format("the node's own {} GPU{} (env.gpus) {} not used: judged for {} x {}", own,

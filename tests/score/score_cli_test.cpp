@@ -165,3 +165,21 @@ TEST(ScoreCommand, BadTargetGpusExitTwoNamingWhatIsAcceptedAndWriteNothing) {
   EXPECT_FALSE(std::filesystem::exists(out));
   std::filesystem::remove(toml);
 }
+
+TEST(ProfilesCommand, GpusListsTheTableAndOneModelsSourcedFigures) {
+  const CliRun table = nodeaudit("profiles gpus");
+  ASSERT_EQ(table.exit_code, 0) << table.output;
+  for (const char* model : {"h100 ", "h200 ", "a100-80gb ", "l40s "})
+    EXPECT_NE(table.output.find(std::string("\n") + model), std::string::npos) << model << table.output;
+  EXPECT_NE(table.output.find("datasheet (not measured)"), std::string::npos) << table.output;
+  const CliRun h100 = nodeaudit("profiles gpus h100 --format json");
+  ASSERT_EQ(h100.exit_code, 0) << h100.output;
+  const auto figures = nlohmann::json::parse(h100.output);
+  EXPECT_DOUBLE_EQ(figures["gemm_tflops_bf16"]["value"].get<double>(), 792.1);
+  EXPECT_EQ(figures["gemm_tflops_bf16"]["kind"], "published measurement");
+  EXPECT_EQ(figures["gemm_tflops_tf32"]["kind"], "datasheet");  // no published tf32 GEMM: the peak, said so
+  EXPECT_EQ(figures["allreduce_busbw"]["points"].size(), 14u);
+  const CliRun unknown = nodeaudit("profiles gpus v100");
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
+  EXPECT_NE(unknown.output.find("profiles gpus v100: unknown model; known: h100"), std::string::npos) << unknown.output;
+}
