@@ -63,11 +63,20 @@ std::map<std::string, std::string> probe_params_for(const ProbeSpec& spec, const
     const bool applies = p.name == "sample-size" || (p.name == "image-size" && decodes_jpeg);
     if (sample_bytes >= 1 && applies) texts[p.name] = fmt::format("{}", static_cast<long long>(std::llround(sample_bytes)));
   }
-  // The training step is emulated for the target GPUs, with the figures the assessment uses. A
-  // GPU given as a file is not in the table pipeline.step reads: it keeps its own choice (auto).
-  if (spec.id == "pipeline.step" && extras.target && extras.target->file.empty()) {
-    texts["emulate-compute"] = extras.target->model.name;
-    texts["gpus-in-node"] = std::to_string(extras.target->count);
+  // The training step is emulated for the target GPUs, with the figures the assessment uses. A GPU
+  // given as a file is not in the table pipeline.step reads: its compute time and busbw are given.
+  if (spec.id == "pipeline.step" && extras.target) {
+    const score::TargetGpus& target = *extras.target;
+    texts["gpus-in-node"] = std::to_string(target.count);
+    if (target.file.empty()) {
+      texts["emulate-compute"] = target.model.name;
+    } else if (const auto rate = target.model.gemm_rate(extras.profile->model.dtype)) {
+      const double compute_s = extras.profile->samples_per_step_per_gpu() * extras.profile->flops_per_sample() /
+                               (rate->value * 1e12 * extras.profile->training.model_efficiency);
+      texts["compute-time"] = fmt::format("{:.9f}s", compute_s);
+      if (target.model.allreduce)
+        texts["busbw"] = fmt::format("{}", target.model.allreduce->nearest(extras.profile->gradient_bytes()).busbw_gbps);
+    }
   }
   return texts;
 }
