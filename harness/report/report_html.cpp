@@ -53,6 +53,9 @@ std::string assessment_table(const Report& report) {
   if (report.cheapest >= 0)
     out += "<p>Cheapest effective run: <strong>" + xml_escape(report.nodes[static_cast<std::size_t>(report.cheapest)].name) +
            "</strong> (hourly price x predicted hours, plus per-run extras).</p>\n";
+  for (const NodeReport& node : report.nodes)
+    if (const std::string graded = expected_values_of(node); !graded.empty())
+      out += "<p>" + xml_escape(node.name) + ": " + xml_escape(graded) + "</p>\n";
   return out;
 }
 

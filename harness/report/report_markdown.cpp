@@ -46,6 +46,9 @@ std::string assessment_section(const Report& report) {
   if (report.cheapest >= 0)
     out += fmt::format("\nCheapest effective run: **{}** (hourly price x predicted hours, plus per-run extras).\n",
                        markdown_cell(report.nodes[static_cast<std::size_t>(report.cheapest)].name));
+  for (const NodeReport& node : report.nodes)
+    if (const std::string graded = expected_values_of(node); !graded.empty())
+      out += fmt::format("\n- {}: {}\n", markdown_cell(node.name), markdown_cell(graded));
   return out + "\n";
 }
 

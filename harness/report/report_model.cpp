@@ -115,6 +115,13 @@ Report build_report(const std::vector<NodeInput>& inputs, const score::Profile* 
   return report;
 }
 
+std::string expected_values_of(const NodeReport& node) {
+  if (!node.assessment.is_object() || !node.assessment.contains("rules")) return "";
+  for (const auto& rule : node.assessment["rules"])
+    if (rule.value("rule", "") == "expected_values") return rule.value("verdict", "") + " " + rule.value("text", "");
+  return "";
+}
+
 std::string node_summary(const nlohmann::json& doc) {
   const nlohmann::json& env = doc.at("env");
   const nlohmann::json gpus = env.value("gpus", nlohmann::json::array());

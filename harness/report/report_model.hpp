@@ -54,6 +54,9 @@ struct Report {
 Report build_report(const std::vector<NodeInput>& inputs, const score::Profile* profile, bool redact,
                     const score::TargetGpus* target = nullptr);
 
+// The node's expected_values rule as "<VERDICT> expected_values: ..." ("" when nothing was graded).
+std::string expected_values_of(const NodeReport& node);
+
 // "8 x Fixture GPU 80GB, driver 550.54.15, CUDA 12.4, NCCL 2.21.5": a node in one line.
 std::string node_summary(const nlohmann::json& doc);
 

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "../table.hpp"
+#include "expected.hpp"
 #include "model.hpp"
 #include "score.hpp"
 #include "verdict.hpp"
@@ -114,7 +115,11 @@ json assess(const Profile& profile, const json& measured, const CostOptions& opt
   for (const Stage& stage : node.stages)
     resources.push_back(to_json(stage, node.step.not_judged ? 0 : node.step.step_s));
   json rules = json::array();
-  const std::vector<Rule> judged = judge_rules(profile, node);
+  std::vector<Rule> judged = judge_rules(profile, node);
+  // The node's own GPU figures against published references; for a target they are not its GPUs.
+  const Grading grading = grade_expected(measured);
+  if (!target)
+    if (std::optional<Rule> rule = expected_values_rule(grading)) judged.push_back(*rule);
   for (const Rule& rule : judged) rules.push_back(to_json(rule));
   json out{{"profile", profile.name},
           {"profile_path", profile.source_path},
@@ -133,6 +138,7 @@ json assess(const Profile& profile, const json& measured, const CostOptions& opt
           {"upgrade", upgrade_advice(profile, node)},
           {"cost", cost_json(profile, node, options)}};
   if (target) out["target_gpus"] = target_json(*target, measured);
+  out["expected"] = to_json(grading);
   return out;
 }
 

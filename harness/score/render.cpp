@@ -2,6 +2,8 @@
 // profile with its derived figures.
 #include "render.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "../table.hpp"
@@ -93,6 +95,36 @@ std::string memory_host_lines(const json& assessment) {
   return out;
 }
 
+// The graded figures that fell below their warn limit, and what could not be graded (once a line).
+std::string expected_lines(const json& assessment) {
+  if (!assessment.contains("expected")) return "";
+  const json& expected = assessment["expected"];
+  std::string out;
+  const json grades = expected.value("grades", json::array());
+  if (!grades.empty()) {
+    int below = 0;
+    for (const json& g : grades) below += text(g, "verdict") != "PASS";
+    out += fmt::format("  expected values: {} figures graded against published measurements, {} below the warn limit\n",
+                       grades.size(), below);
+    for (const json& g : grades)
+      if (text(g, "verdict") != "PASS")
+        out += fmt::format("    {:<5} {}{}: {:.4g} {} vs {:.4g} for {} ({:+.1f}%)\n", text(g, "verdict"),
+                           text(g, "figure"), text(g, "gpu") == "node" ? "" : " GPU " + text(g, "gpu"),
+                           number(g, "measured"), text(g, "unit"), number(g, "expected"), text(g, "model"),
+                           -number(g, "below_pct"));
+  }
+  std::vector<std::string> said;
+  for (const json& line : expected.value("not_graded", json::array())) {
+    // "GPU 3 (NVIDIA L4): no reference for this model" said once for all GPUs of a model.
+    std::string reason = line.get<std::string>();
+    if (const auto paren = reason.find(" ("); reason.rfind("GPU ", 0) == 0 && paren != std::string::npos)
+      reason = "GPUs" + reason.substr(paren);
+    if (std::find(said.begin(), said.end(), reason) == said.end()) said.push_back(reason);
+  }
+  for (const std::string& reason : said) out += "  not graded: " + reason + "\n";
+  return out;
+}
+
 // Who the node was judged for when --target-gpus was given, and what happened to its own GPUs.
 std::string target_lines(const json& assessment) {
   if (!assessment.contains("target_gpus")) return "";
@@ -128,6 +160,7 @@ std::string render_assessment(const json& assessment) {
   out += "  resources (time per step, share of the step, demand at capacity):\n";
   for (const json& resource : assessment["resources"]) out += "  " + resource_line(resource);
   out += memory_host_lines(assessment);
+  out += expected_lines(assessment);
   out += "Rules:\n";
   for (const json& rule : assessment["rules"])
     out += fmt::format("  {:<10} {}\n", text(rule, "verdict"), text(rule, "text"));
