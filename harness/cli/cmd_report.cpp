@@ -72,6 +72,7 @@ int run_report(const ReportCliOptions& o) {
   if (!o.target_gpus.empty()) {
     if (!profile) throw UsageError("--target-gpus " + o.target_gpus, "needs --profile: the GPUs are judged for a workload");
     target = score::parse_target_gpus(o.target_gpus);
+    score::check_target_serves(*target, *profile);
   }
   const report::Report built =
       report::build_report(inputs, profile ? &*profile : nullptr, o.redact, target ? &*target : nullptr);

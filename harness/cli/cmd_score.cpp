@@ -53,6 +53,7 @@ int run_score(const ScoreOptions& o) {
   std::optional<score::TargetGpus> target;
   if (!o.target_gpus.empty()) target = score::parse_target_gpus(o.target_gpus);
   const score::Profile profile = score::load_profile(o.profile);
+  if (target) score::check_target_serves(*target, profile);
   nlohmann::json result = load_result_file(o.result_path);
   const nlohmann::json assessment = score::assess(profile, result, cost, target ? &*target : nullptr);
   if (!o.out.empty()) {

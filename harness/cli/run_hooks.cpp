@@ -49,6 +49,7 @@ std::string prepare_run_extras(const std::string& profile_name_or_path, RunExtra
   }
   if (profile_name_or_path.empty()) return "";
   extras.profile = score::load_profile(profile_name_or_path);
+  if (extras.target) score::check_target_serves(*extras.target, *extras.profile);
   return extras.profile->source_path;
 }
 
@@ -70,7 +71,8 @@ std::map<std::string, std::string> probe_params_for(const ProbeSpec& spec, const
     texts["gpus-in-node"] = std::to_string(target.count);
     if (target.file.empty()) {
       texts["emulate-compute"] = target.model.name;
-    } else if (const auto rate = target.model.gemm_rate(extras.profile->model.dtype)) {
+    } else {
+      const auto rate = target.model.gemm_rate(extras.profile->model.dtype);  // present: check_target_serves
       const double compute_s = extras.profile->samples_per_step_per_gpu() * extras.profile->flops_per_sample() /
                                (rate->value * 1e12 * extras.profile->training.model_efficiency);
       texts["compute-time"] = fmt::format("{:.9f}s", compute_s);

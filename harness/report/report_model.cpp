@@ -96,7 +96,7 @@ Report build_report(const std::vector<NodeInput>& inputs, const score::Profile* 
     report.target_note = fmt::format(
         "Judged for {} x {} (--target-gpus {}): every node's GPU-side figures (GEMM rate, GPU memory, host-to-device, "
         "all-reduce) are {} from {}; storage, CPUs and RAM are each node's own measurements. Each rule resting on "
-        "the table says so in the result's assessment.",
+        "the table says so in the result's assessment; the nodes' own GPUs, where they have some, were not used.",
         target->count, target->model.description, target->spec, score::datasheet_label,
         target->file.empty() ? "the built-in GPU table" : target->file);
   for (const auto& input : inputs) {

@@ -137,7 +137,14 @@ json assess(const Profile& profile, const json& measured, const CostOptions& opt
           {"bottleneck", bottleneck(profile, node)},
           {"upgrade", upgrade_advice(profile, node)},
           {"cost", cost_json(profile, node, options)}};
-  if (target) out["target_gpus"] = target_json(*target, measured);
+  if (target) {
+    out["target_gpus"] = target_json(*target, measured);
+    // Derived from the table's figures too: the step, the bottleneck's need, the predicted hours.
+    const std::string basis = std::string("GPU side ") + datasheet_label;
+    if (!node.step.not_judged) out["step"]["basis"] = basis;
+    out["bottleneck"]["basis"] = basis;
+    if (out["cost"].is_object()) out["cost"]["basis"] = basis;
+  }
   out["expected"] = to_json(grading);
   return out;
 }

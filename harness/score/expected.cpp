@@ -81,9 +81,11 @@ void grade_per_gpu(const json& result, const GpuModels& models, const std::strin
       if (key != "gpu" && value.is_string()) shown[key] = value.template get<std::string>();
     const std::string figure = probe_id + " " + name + describe_filter(shown);
     const std::optional<SourcedValue> expected = reference(*model, shown);
-    if (!expected || !expected->measured) {
-      grading.not_graded.push_back(fmt::format("{} on GPU {} ({}): no published measurement for {}", figure, gpu,
-                                               model->name, model->name));
+    if (!expected || !expected->measured || expected->derived) {
+      grading.not_graded.push_back(fmt::format("{} on GPU {} ({}): {}", figure, gpu, model->name,
+                                               expected && expected->derived
+                                                   ? "the table's figure is derived from another measurement"
+                                                   : "no published measurement for this model"));
       continue;
     }
     grading.grades.push_back(make_grade(figure, gpu, *model, metric_median(*metric), *expected, unit, limits));

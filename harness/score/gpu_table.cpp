@@ -5,9 +5,8 @@
 //
 // Sources (read 2026-12):
 // - Datasheets: NVIDIA H100, H200, A100, L40S Tensor Core GPU datasheets; dense figures (the
-//   datasheets print the 2:4-sparsity figure, twice the dense one). Memory sizes are the
-//   datasheet's GB taken as decimal bytes; the allocatable figure a run measures differs (CUDA
-//   context, ECC reserve).
+//   datasheets print the 2:4-sparsity figure, twice the dense one).
+// - GPU memory: nvidia-smi's memory.total of the model in public outputs (driver_total below).
 // - MAMF: the "Maximum Achievable Matmul FLOPS" table of stas00/ml-engineering
 //   (compute/accelerator/README.md): the best dense bf16 matmul found by mamf-finder.py.
 // - Azure ND v4/v5: samuel-bohman/AI-benchmarking-guide, Azure_Results/ND_{A100_v4,H100_v5,H200_v5}
@@ -19,12 +18,24 @@
 #include <cctype>
 #include <cmath>
 
+#include <fmt/format.h>
+
 namespace nodeaudit::score {
 
 namespace {
 
-SourcedValue measured(double value, std::string source) { return {value, std::move(source), true}; }
-SourcedValue peak(double value, std::string source) { return {value, std::move(source), false}; }
+SourcedValue measured(double value, std::string source) { return {value, std::move(source), true, false}; }
+SourcedValue derived(double value, std::string source) { return {value, std::move(source), true, true}; }
+SourcedValue peak(double value, std::string source) { return {value, std::move(source), false, false}; }
+
+// GPU memory as the driver reports it (nvidia-smi memory.total, as public nvidia-smi outputs of
+// this model show it): the HBM parts' "80 GB" is 80 GiB less the driver's reserve. What a process
+// can allocate is lower again by its CUDA context (gpu.memory-capacity measures that on a node).
+SourcedValue driver_total(double mib, const std::string& datasheet) {
+  return measured(mib * 1024 * 1024,
+                  fmt::format("nvidia-smi memory.total {:.0f} MiB ({}); allocatable is lower by the CUDA context",
+                              mib, datasheet));
+}
 
 std::map<std::string, SourcedValue> peaks(const std::string& datasheet, std::optional<double> fp64, double fp32,
                                           double tf32, double fp16, double bf16, std::optional<double> fp8) {
@@ -84,11 +95,11 @@ GpuModel h100() {
   m.peak_tflops = peaks(ds, 67, 67, 494.7, 989.4, 989.4, 1978.9);
   m.gemm_tflops = {
       {"bf16", measured(792.1, mamf() + ": H100 SXM bf16 matmul 6144x17920x2816, CUDA 12.1")},
-      {"fp16", measured(792.1, mamf() + ": the H100 SXM bf16 figure (fp16 runs on the same tensor cores at the same "
-                                      "datasheet rate)")},
+      {"fp16", derived(792.1, mamf() + ": the H100 SXM bf16 figure (fp16 runs on the same tensor cores at the same "
+                                     "datasheet rate)")},
       {"fp8", measured(1382.2, azure_h100() + ": cuBLASLt fp8 GEMM 32768^3, best of the published shapes")},
   };
-  m.memory_bytes = peak(80e9, ds + ": 80 GB HBM3");
+  m.memory_bytes = driver_total(81559, "datasheet: 80 GB HBM3");
   m.hbm_peak_gbps = peak(3350, ds + ": 3.35 TB/s");
   m.hbm_gbps = measured(2900, azure_h100() + ": HBM copy 2.90 TB/s");
   m.h2d_gbps = measured(51, azure_h100() + ": nvbandwidth host to device 51 GB/s (PCIe Gen5 x16)");
@@ -108,13 +119,13 @@ GpuModel h200() {
   m.peak_tflops = peaks(ds, 67, 67, 494.7, 989.4, 989.4, 1978.9);
   const std::string same_die =
       ": the H100 SXM bf16 figure, 6144x17920x2816, CUDA 12.1 (the table has no H200 row; H200 has the same GH100 "
-      "compute die, clocks and 989 TFLOP/s peak, and its published fp8 GEMM is within 1% of H100's)";
+      "compute die, clocks and 989 TFLOP/s peak, and its published fp8 GEMM is within 1.2% of H100's)";
   m.gemm_tflops = {
-      {"bf16", measured(792.1, mamf() + same_die)},
-      {"fp16", measured(792.1, mamf() + same_die)},
+      {"bf16", derived(792.1, mamf() + same_die)},
+      {"fp16", derived(792.1, mamf() + same_die)},
       {"fp8", measured(1366.3, azure_h200() + ": cuBLASLt fp8 GEMM 16384^3, best of the published shapes")},
   };
-  m.memory_bytes = peak(141e9, ds + ": 141 GB HBM3e");
+  m.memory_bytes = driver_total(143771, "datasheet: 141 GB HBM3e");
   m.hbm_peak_gbps = peak(4800, ds + ": 4.8 TB/s");
   m.hbm_gbps = measured(4010, azure_h200() + ": HBM copy 4.01 TB/s");
   m.h2d_gbps = measured(52, azure_h200() + ": nvbandwidth host to device 52 GB/s (PCIe Gen5 x16)");
@@ -136,7 +147,7 @@ GpuModel a100_80gb() {
       {"bf16", measured(267.9, mamf() + ": A100 SXM bf16 matmul 6912x16384x2048, CUDA 12.1")},
       {"fp16", measured(256.5, azure_a100() + ": cuBLASLt fp16 GEMM 16384^3")},
   };
-  m.memory_bytes = peak(80e9, ds + ": 80 GB HBM2e");
+  m.memory_bytes = driver_total(81920, "datasheet: 80 GB HBM2e");
   m.hbm_peak_gbps = peak(2039, ds + ": 2,039 GB/s");
   m.hbm_gbps = measured(1610, azure_a100() + ": HBM copy 1.61 TB/s");
   m.h2d_gbps = measured(26.28, azure_a100() + ": nvbandwidth host to device 26.28 GB/s (PCIe Gen4 x16)");
@@ -153,7 +164,8 @@ GpuModel l40s() {
   m.description = "L40S 48 GB (PCIe Gen4, no NVLink)";
   m.device_names = {"NVIDIA L40S"};
   m.peak_tflops = peaks(ds, std::nullopt, 91.6, 183, 362.05, 362.05, 733);
-  m.memory_bytes = peak(48e9, ds + ": 48 GB GDDR6");
+  m.memory_bytes = driver_total(46068, "datasheet: 48 GB GDDR6, ECC on");
+  m.max_per_node = 10;  // PCIe servers hold up to 10
   m.hbm_peak_gbps = peak(864, ds + ": 864 GB/s");
   m.h2d_gbps = peak(32, "PCIe Gen4 x16: 32 GB/s per direction (link rate; no published measurement in the table)");
   m.allreduce = link_bound(32, "PCIe Gen4 x16: 32 GB/s per direction, an upper bound for all-reduce busbw without "

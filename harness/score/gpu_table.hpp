@@ -17,8 +17,11 @@ namespace nodeaudit::score {
 struct SourcedValue {
   double value = 0;
   std::string source;     // who published it, where, on what stack
-  bool measured = false;  // a published measurement (true) or a datasheet peak (false)
-  std::string kind() const { return measured ? "published measurement" : "datasheet"; }
+  bool measured = false;  // a published measurement (true) or a datasheet figure (false)
+  bool derived = false;   // a measurement of a sibling figure taken for this one (said in the source)
+  std::string kind() const {
+    return derived ? "derived from a published measurement" : measured ? "published measurement" : "datasheet";
+  }
 };
 
 // nccl-tests all_reduce_perf bus bandwidth at one message size.
@@ -41,9 +44,10 @@ struct GpuModel {
   std::vector<std::string> aliases;       // other accepted spellings: "a100"
   std::string description;                // "H100 SXM5 80 GB (HGX)"
   std::vector<std::string> device_names;  // cudaDeviceProp::name of this model
+  int max_per_node = 8;                   // GPUs of one node (an HGX board holds 8)
   std::map<std::string, SourcedValue> peak_tflops;  // dense datasheet peaks per dtype (fp64 ... fp8)
   std::map<std::string, SourcedValue> gemm_tflops;  // published dense GEMM rates per dtype
-  std::optional<SourcedValue> memory_bytes;         // GPU memory per GPU
+  std::optional<SourcedValue> memory_bytes;         // GPU memory per GPU, as the driver reports it
   std::optional<SourcedValue> hbm_peak_gbps;
   std::optional<SourcedValue> hbm_gbps;             // published device-memory copy bandwidth
   std::optional<SourcedValue> h2d_gbps;             // pinned host-to-device per GPU

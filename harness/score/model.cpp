@@ -104,6 +104,7 @@ Uniformity gpu_uniformity(const Profile& profile, const json& result) {
   }
   if (is_datasheet(*probe.probe)) {
     uniformity.not_judged = "the target's GPUs come from the GPU table: no per-GPU measurements to compare";
+    uniformity.applicable = false;
     return uniformity;
   }
   const LabelFilter filter{{"dtype", profile.model.dtype}};

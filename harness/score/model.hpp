@@ -51,6 +51,7 @@ struct HostFit {
 
 struct Uniformity {
   std::optional<std::string> not_judged;
+  bool applicable = true;  // false for --target-gpus: the GPUs are the table's, identical by construction
   double spread = 0;  // (max - min) / max of the per-GPU GEMM medians
   std::string metric;
   std::vector<std::pair<std::string, double>> per_gpu;

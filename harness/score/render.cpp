@@ -39,9 +39,11 @@ std::string skipped_lines(const json& skipped) {
 
 std::string step_lines(const json& step) {
   if (step.contains("not_judged")) return fmt::format("  step: not predicted ({})\n", text(step, "not_judged"));
+  const std::string basis = step.contains("basis") ? " [" + text(step, "basis") + "]" : "";
   std::string out = fmt::format(
-      "  step: {:.0f} samples per GPU, predicted {:.4g} s; GPU utilization {}, exposed communication {}, "
+      "  step{}: {:.0f} samples per GPU, predicted {:.4g} s; GPU utilization {}, exposed communication {}, "
       "data wait {}\n",
+      basis,
       number(step, "samples_per_gpu"), number(step, "time_s"), pct(number(step, "gpu_utilization")),
       pct(number(step, "exposed_comm_share")), pct(number(step, "data_wait_share")));
   out += fmt::format("  throughput: {:.1f} samples/s per node", number(step, "samples_per_s"));
@@ -133,6 +135,8 @@ std::string target_lines(const json& assessment) {
                                 number(target, "count"), text(target, "description"), text(target, "spec"),
                                 datasheet_label, text(target, "table"));
   if (target.contains("own_gpus")) out += "  " + text(target, "own_gpus") + "\n";
+  for (const json& line : target.value("not_applicable", json::array()))
+    out += "  not applicable: " + line.get<std::string>() + "\n";
   return out;
 }
 
@@ -144,6 +148,7 @@ std::string cost_line(const json& cost) {
                                  number(cost, "price_per_hour"), number(cost, "predicted_hours"), extras,
                                  number(cost, "run_cost"), number(cost, "per_million"), text(cost, "per_million_unit"));
   if (cost.contains("note")) line += " (" + text(cost, "note") + ")";
+  if (cost.contains("basis")) line += " [" + text(cost, "basis") + "]";
   return line + "\n";
 }
 
@@ -165,7 +170,9 @@ std::string render_assessment(const json& assessment) {
   for (const json& rule : assessment["rules"])
     out += fmt::format("  {:<10} {}\n", text(rule, "verdict"), text(rule, "text"));
   out += fmt::format("Overall: {}\n", text(assessment["overall"], "text"));
-  out += fmt::format("Bottleneck: {}\n", text(assessment["bottleneck"], "text"));
+  const std::string basis =
+      assessment["bottleneck"].contains("basis") ? " [" + text(assessment["bottleneck"], "basis") + "]" : "";
+  out += fmt::format("Bottleneck: {}{}\n", text(assessment["bottleneck"], "text"), basis);
   out += fmt::format("Upgrade: {}\n", text(assessment["upgrade"], "text"));
   return out + cost_line(assessment.value("cost", json()));
 }
@@ -192,15 +199,17 @@ std::string render_summary(const json& assessment) {
   }
   std::string out = fmt::format("Verdict for {} on {}: {}.\n", text(assessment, "profile"), node,
                                 text(assessment["overall"], "text"));
-  out += fmt::format("First bottleneck: {}.\n", first_bottleneck(assessment));
+  out += fmt::format("First bottleneck: {}{}.\n", first_bottleneck(assessment),
+                     assessment.contains("target_gpus") ? " [GPU side " + std::string(datasheet_label) + "]" : "");
   const json cost = assessment.value("cost", json());
   if (cost.is_null())
     out += "Cost of one effective run: not computed (give --price-per-hour, the node's price per hour).\n";
   else if (cost.contains("not_judged"))
     out += fmt::format("Cost of one effective run: not computed ({}).\n", text(cost, "not_judged"));
   else
-    out += fmt::format("Cost of one effective run: {:.2f} ({:.2f}/h x {:.2f} h predicted).\n", number(cost, "run_cost"),
-                       number(cost, "price_per_hour"), number(cost, "predicted_hours"));
+    out += fmt::format("Cost of one effective run: {:.2f} ({:.2f}/h x {:.2f} h predicted{}).\n", number(cost, "run_cost"),
+                       number(cost, "price_per_hour"), number(cost, "predicted_hours"),
+                       cost.contains("basis") ? ", GPU side " + std::string(datasheet_label) : "");
   return out;
 }
 

@@ -177,9 +177,11 @@ void label_datasheet_inputs(std::vector<Rule>& rules, const NodeModel& node) {
 
 std::vector<Rule> judge_rules(const Profile& profile, const NodeModel& node) {
   const Thresholds& t = profile.thresholds;
-  std::vector<Rule> rules{utilization_rule(t, node.step),     memory_rule(t, node.memory), communication_rule(t, node),
-                          data_wait_rule(t, node.step),       host_ram_rule(t, node.host), cpu_cores_rule(t, node.host),
-                          uniformity_rule(t, node.uniformity)};
+  std::vector<Rule> rules{utilization_rule(t, node.step), memory_rule(t, node.memory), communication_rule(t, node),
+                          data_wait_rule(t, node.step),   host_ram_rule(t, node.host), cpu_cores_rule(t, node.host)};
+  // Under --target-gpus the rule has nothing to compare; the assessment's target_gpus block says so,
+  // and a host that passes every other rule may PASS.
+  if (node.uniformity.applicable) rules.push_back(uniformity_rule(t, node.uniformity));
   if (t.step_time_max_s) {
     if (node.step.not_judged)
       rules.push_back(not_judged("step_time", *node.step.not_judged));

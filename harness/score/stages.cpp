@@ -201,6 +201,7 @@ const json* nearest_allreduce(const json& probe, double bytes, int gpus) {
   double best_distance = 0;
   for (const json* metric : series) {
     const std::string size = label_of(*metric, "size");
+    if (size == "any") return metric;  // a bound that holds at every size (--target-gpus without a curve)
     double size_bytes = 0;
     try {
       size_bytes = std::stod(size);
@@ -245,9 +246,11 @@ Stage communication_stage(const Profile& profile, const json& result, const Step
       fmt::format("comm.allreduce busbw [size={}, gpus={}] median (nearest to {:.0f} MB of gradients)",
                   label_of(*nearest, "size"), label_of(*nearest, "gpus"), gradient_bytes / 1e6);
   if (is_datasheet(*probe.probe)) {
-    stage.capacity_metric = fmt::format("{}, at {} B (nearest to {:.0f} MB of gradients)",
-                                        datasheet_source(*probe.probe, *nearest), label_of(*nearest, "size"),
-                                        gradient_bytes / 1e6);
+    const std::string size = label_of(*nearest, "size");
+    stage.capacity_metric =
+        size == "any" ? fmt::format("{}, a bound at any size", datasheet_source(*probe.probe, *nearest))
+                      : fmt::format("{}, at {} B (nearest to {:.0f} MB of gradients)",
+                                    datasheet_source(*probe.probe, *nearest), size, gradient_bytes / 1e6);
     stage.datasheet = true;
   }
   stage.time_s = stage.demand / stage.capacity;

@@ -18,12 +18,13 @@ using nlohmann::json;
 
 namespace {
 
-std::string count_range() { return fmt::format("1 to {}", max_target_gpus); }
+std::string count_range(int max = max_target_gpus) { return fmt::format("1 to {}", max); }
 
 std::string how_to_write() {
-  return fmt::format("write MODELxCOUNT with a model of the table ({}) and a count from {}, e.g. h100x8; or a "
-                     "FILE.toml for a GPU the table lacks (profiles/README.md, \"Target GPUs\")",
-                     known_gpu_models(), count_range());
+  return fmt::format("write MODELxCOUNT with a model of the table ({}) and a count from 1 to its GPUs per node (8; "
+                     "10 for l40s), e.g. h100x8; or a FILE.toml for a GPU the table lacks (profiles/README.md, "
+                     "\"Target GPUs\")",
+                     known_gpu_models());
 }
 
 bool names_a_file(const std::string& spec) {
@@ -79,7 +80,8 @@ json gpu_side_probes(const TargetGpus& target) {
     // Published per-GPU copies run one GPU at a time; each GPU of an HGX board has its own x16 link,
     // so the per-GPU figure stands for all GPUs copying at once (an assumption, said in the source).
     SourcedValue all_at_once = *m.h2d_gbps;
-    all_at_once.source += "; one GPU at a time, taken for all GPUs copying at once (own x16 link per GPU)";
+    all_at_once.source += "; measured one GPU at a time and taken for all GPUs copying at once: an upper bound "
+                          "(HGX boards put two GPUs behind one PCIe switch uplink)";
     probes.push_back(datasheet_probe("gpu.pcie", target,
                                      {one_metric("h2d_bandwidth", "GB/s", all_at_once.value,
                                                  {{"memory", "pinned"}, {"mode", "concurrent"}, {"gpu", "0"}},
@@ -94,7 +96,7 @@ json gpu_side_probes(const TargetGpus& target) {
                             m.allreduce->measured};
     for (const AllreducePoint& point : m.allreduce->points)
       busbw.push_back(one_metric("busbw", "GB/s", point.busbw_gbps,
-                                 {{"size", fmt::format("{:.0f}", point.bytes > 0 ? point.bytes : 1.0)},
+                                 {{"size", point.bytes > 0 ? fmt::format("{:.0f}", point.bytes) : std::string("any")},
                                   {"gpus", std::to_string(target.count)}},
                                  from));
     probes.push_back(datasheet_probe("comm.allreduce", target, busbw));
@@ -142,9 +144,11 @@ TargetGpus parse_target_gpus(const std::string& spec) {
                      fmt::format("unknown GPU model '{}'; known: {}; or a FILE.toml", match[1].str(), known_gpu_models()));
   const std::string digits = match[2].str();
   const int count = digits.size() > 6 ? max_target_gpus + 1 : std::stoi(digits);
-  if (count < 1 || count > max_target_gpus)
+  if (count < 1 || count > model->max_per_node)
     throw UsageError("--target-gpus " + spec,
-                     fmt::format("GPU count {} is outside {} (GPUs of one node)", digits, count_range()));
+                     fmt::format("GPU count {} is outside {} (GPUs of one {} node; its all-reduce figures were measured "
+                                 "within one node)",
+                                 digits, count_range(model->max_per_node), model->name));
   if (model->gemm_tflops.empty() && !model->h2d_gbps)
     throw UsageError("--target-gpus " + spec,
                      fmt::format("the table holds only datasheet peaks for {} (for percent of peak), not the figures a "
@@ -163,13 +167,18 @@ TargetGpus parse_target_gpus_toml(const std::string& toml_text, const std::strin
   m.name = top.require(top.text("name"), "name");
   m.description = top.text("description").value_or(m.name);
   const std::string source = top.require(top.text("source"), "source");
-  const bool measured = top.raw("measured") && top.raw("measured")->value_or(false);
+  if (source.empty()) top.fail(*top.raw("source"), "'source' is empty; say where the figures come from");
+  const toml::node* measured_node = top.raw("measured");
+  if (measured_node && !measured_node->is_boolean())
+    top.fail(*measured_node, "'measured' must be true or false (are the figures measurements?)");
+  const bool measured = measured_node && measured_node->value_or(false);
   const toml::node* count = top.raw("count");
   if (!count) top.fail_here("missing required field 'count' (GPUs of the node, " + count_range() + ")");
   const std::optional<std::int64_t> value = count->value<std::int64_t>();
   if (!count->is_integer() || !value || *value < 1 || *value > max_target_gpus)
     top.fail(*count, fmt::format("'count' must be an integer from {} (GPUs of the node)", count_range()));
   target.count = static_cast<int>(*value);
+  m.max_per_node = max_target_gpus;
   m.gemm_tflops = read_gemm_rates(top, path, source, measured);
   m.memory_bytes = SourcedValue{top.require(top.size("memory", Bound::positive), "memory"), source, false};
   m.hbm_gbps = SourcedValue{top.require(top.number("memory_bandwidth_gbps", Bound::positive), "memory_bandwidth_gbps"),
@@ -214,6 +223,14 @@ json apply_target(const json& result, const TargetGpus& target) {
   return out;
 }
 
+void check_target_serves(const TargetGpus& target, const Profile& profile) {
+  if (!target.model.gemm_rate(profile.model.dtype))
+    throw UsageError("--target-gpus " + target.spec,
+                     fmt::format("{} has no {} GEMM rate, the dtype profile {} computes in{}", target.model.name,
+                                 profile.model.dtype, profile.name,
+                                 target.file.empty() ? "" : "; add it to [gemm_tflops] in " + target.file));
+}
+
 json target_json(const TargetGpus& target, const json& result) {
   const GpuModel& m = target.model;
   json out{{"spec", target.spec},
@@ -222,7 +239,8 @@ json target_json(const TargetGpus& target, const json& result) {
            {"count", target.count},
            {"label", datasheet_label},
            {"table", target.file.empty() ? "built-in GPU table (harness/score/gpu_table.cpp)" : target.file},
-           {"figures", gpu_model_figures(m)}};
+           {"figures", gpu_model_figures(m)},
+           {"not_applicable", {"uniformity: the target's GPUs come from the GPU table, nothing per GPU to compare"}}};
   const int own = measured_gpu_count(result);
   if (own > 0)
     out["own_gpus"] = fmt::format("the node's own {} GPU{} (env.gpus) {} not used: judged for {} x {}", own,

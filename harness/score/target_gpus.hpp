@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpu_table.hpp"
+#include "profile.hpp"
 
 namespace nodeaudit::score {
 
@@ -26,6 +27,9 @@ inline constexpr int max_target_gpus = 64;
 // Throws UsageError naming the bad part and what is accepted.
 TargetGpus parse_target_gpus(const std::string& spec);
 TargetGpus parse_target_gpus_toml(const std::string& toml_text, const std::string& path);
+
+// Refuses (UsageError) a target without a GEMM rate for the profile's dtype: nothing could be judged.
+void check_target_serves(const TargetGpus& target, const Profile& profile);
 
 // The probes the overlay replaces: whatever the result holds for them is set aside.
 const std::vector<std::string>& target_replaced_probes();

@@ -147,7 +147,7 @@ TEST_F(RunProfile, FailVerdictForTheTargetExitsOne) {
   const nlohmann::json doc = load_result_file(out);
   EXPECT_EQ(doc["assessment"]["overall"]["verdict"], "FAIL");
   EXPECT_EQ(doc["assessment"]["bottleneck"]["resource"], "memory");
-  EXPECT_NE(r.out.find("memory_fit: peak 1.5 TiB of 131.3 GiB usable per GPU"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("memory_fit: peak 1.5 TiB of 140.4 GiB usable per GPU"), std::string::npos) << r.out;
 }
 
 TEST_F(RunProfile, BadTargetGpusAreRefusedBeforeAnyProbeRuns) {
@@ -158,6 +158,14 @@ TEST_F(RunProfile, BadTargetGpusAreRefusedBeforeAnyProbeRuns) {
   expect_one_line_usage_error(
       run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.ok", "--target-gpus", "h100x8", "--out", dir_}),
       "needs --profile");
+  const std::string fp8_only = dir_ + "/fp8-only.toml";
+  std::ofstream(fp8_only) << "name = \"x\"\ncount = 8\nsource = \"example\"\nmemory = \"80GB\"\n"
+                             "memory_bandwidth_gbps = 3000\nh2d_gbps = 50\nallreduce_busbw_gbps = 400\n"
+                             "[gemm_tflops]\nfp8 = 1500\n";
+  expect_one_line_usage_error(run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.ok", "--profile",
+                                           balance_test_profile, "--target-gpus", fp8_only, "--out", dir_}),
+                              "x has no bf16 GEMM rate, the dtype profile balance-test computes in; add it to");
+  fs::remove(fp8_only);
   EXPECT_TRUE(files_in(dir_).empty());
 }
 

@@ -57,9 +57,13 @@ TEST(TargetGpusSpec, ModelTimesCountWithAliasesAndAnyCase) {
 
 TEST(TargetGpusSpec, BadSpecsNameThePartAndWhatIsAccepted) {
   const std::string zero = usage_error_of([] { parse_target_gpus("h100x0"); });
-  EXPECT_TRUE(has(zero, "--target-gpus h100x0: GPU count 0 is outside 1 to 64")) << zero;
+  EXPECT_TRUE(has(zero, "--target-gpus h100x0: GPU count 0 is outside 1 to 8 (GPUs of one h100 node")) << zero;
   const std::string huge = usage_error_of([] { parse_target_gpus("h100x9999"); });
-  EXPECT_TRUE(has(huge, "GPU count 9999 is outside 1 to 64")) << huge;
+  EXPECT_TRUE(has(huge, "GPU count 9999 is outside 1 to 8")) << huge;
+  // The all-reduce figures were measured within one 8-GPU node: 16 H100s are two nodes, not one.
+  const std::string two_nodes = usage_error_of([] { parse_target_gpus("h100x16"); });
+  EXPECT_TRUE(has(two_nodes, "GPU count 16 is outside 1 to 8")) << two_nodes;
+  EXPECT_EQ(parse_target_gpus("l40sx10").count, 10);
   const std::string unknown = usage_error_of([] { parse_target_gpus("v100x8"); });
   EXPECT_TRUE(has(unknown, "unknown GPU model 'v100'; known: h100 (h100-sxm), h200")) << unknown;
   const std::string no_count = usage_error_of([] { parse_target_gpus("h100"); });
@@ -131,10 +135,14 @@ TEST(GpuTable, EveryFigureHasASourceAndMeasuredOnesStayBelowThePeak) {
       EXPECT_TRUE(rate.measured) << m.name << " " << dtype;
       EXPECT_LT(rate.value, m.peak_tflops.at(dtype).value) << m.name << " " << dtype;
     }
-    if (m.hbm_gbps) EXPECT_LT(m.hbm_gbps->value, m.hbm_peak_gbps->value) << m.name;
-    if (m.allreduce && m.allreduce->measured)
-      for (std::size_t i = 1; i < m.allreduce->points.size(); ++i)
+    if (m.hbm_gbps) {
+      EXPECT_LT(m.hbm_gbps->value, m.hbm_peak_gbps->value) << m.name;
+    }
+    if (m.allreduce && m.allreduce->measured) {
+      for (std::size_t i = 1; i < m.allreduce->points.size(); ++i) {
         EXPECT_GT(m.allreduce->points[i].bytes, m.allreduce->points[i - 1].bytes) << m.name;
+      }
+    }
   }
   EXPECT_EQ(find_gpu_model_by_device("NVIDIA H200")->name, "h200");
   EXPECT_EQ(find_gpu_model_by_device("NVIDIA H100 80GB HBM3")->name, "h100");
@@ -164,8 +172,10 @@ TEST(TargetGpusAssess, CpuOnlyResultJudgedForH100sFailsOnCpuDecodeNamingFigureAn
   EXPECT_EQ(rule(a, "host_ram")["verdict"], "FAIL");
   EXPECT_EQ(rule(a, "host_ram")["datasheet_inputs"], json::array({"GPU memory per GPU"}));
   EXPECT_EQ(rule(a, "cpu_cores")["verdict"], "WARN");  // 16 cores / 8 GPUs = 2.0, FAIL below 2
-  EXPECT_EQ(rule(a, "uniformity")["verdict"], "NOT_JUDGED");
-  EXPECT_TRUE(has(rule(a, "uniformity")["text"], "come from the GPU table"));
+  EXPECT_THROW(rule(a, "uniformity"), std::runtime_error);  // nothing per GPU to compare: not a rule here
+  EXPECT_TRUE(has(a["target_gpus"]["not_applicable"][0], "uniformity: the target's GPUs come from the GPU table"));
+  EXPECT_EQ(a["step"]["basis"], "GPU side datasheet (not measured)");
+  EXPECT_EQ(a["bottleneck"]["basis"], "GPU side datasheet (not measured)");
   // Every judged line resting on the table says so.
   for (const json& r : a["rules"]) {
     if (r["verdict"] == "NOT_JUDGED" || !r.contains("datasheet_inputs")) continue;
@@ -183,7 +193,7 @@ TEST(TargetGpusAssess, MemoryFitOfTheSevenBillionFineTuneRestsOnTheTablesUsableM
   const TargetGpus target = parse_target_gpus("a100-80gbx8");
   const json a = assess(load_profile("llm-finetune-7b"), fixture("cpu-only.json"), CostOptions{}, &target);
   EXPECT_EQ(a["memory"]["basis"], "datasheet (not measured)");
-  EXPECT_DOUBLE_EQ(a["memory"]["usable_bytes"].get<double>(), 80e9);
+  EXPECT_DOUBLE_EQ(a["memory"]["usable_bytes"].get<double>(), 81920.0 * 1024 * 1024);  // nvidia-smi memory.total
   EXPECT_NE(rule(a, "memory_fit")["verdict"], "NOT_JUDGED");
   EXPECT_EQ(rule(a, "memory_fit")["datasheet_inputs"], json::array({"GPU memory per GPU"}));
   EXPECT_NE(a["overall"]["verdict"], "NOT_JUDGED");
@@ -203,6 +213,35 @@ TEST(TargetGpusAssess, RealGpusPlusTargetUseTheTableAndSaySo) {
   EXPECT_TRUE(has(a["target_gpus"]["own_gpus"], "the node's own 8 GPUs (env.gpus) were not used: judged for 4 x H200"))
       << a["target_gpus"];
   EXPECT_TRUE(has(render_assessment(a), "were not used"));
+}
+
+// A host with the RAM and cores 8 H100s need, for a workload the GPUs bound: nothing left unjudged
+// stands between it and a PASS.
+TEST(TargetGpusAssess, AHostThatKeepsUpPassesForTheTarget) {
+  json result = fixture("cpu-only.json");
+  result["env"]["host"]["ram_total_bytes"] = 2e12;
+  result["env"]["host"]["cores"] = 64;
+  const TargetGpus target = parse_target_gpus("h100x8");
+  const json a = assess(load_profile("llm-finetune-7b"), result, CostOptions{}, &target);
+  EXPECT_EQ(a["overall"]["verdict"], "PASS") << a["overall"];
+  EXPECT_EQ(a["overall"]["complete"], true);
+}
+
+TEST(TargetGpusAssess, ALinkRateBoundIsShownAsABoundNotAMeasuredSize) {
+  const TargetGpus target = parse_target_gpus("l40sx4");
+  const json a = assess(load_profile("llm-finetune-7b"), fixture("cpu-only.json"), CostOptions{}, &target);
+  const std::string metric = resource(a, "communication")["capacity"]["metric"];
+  EXPECT_TRUE(has(metric, "an upper bound for all-reduce busbw without NVLink")) << metric;
+  EXPECT_TRUE(has(metric, "a bound at any size")) << metric;
+  EXPECT_FALSE(has(metric, " at 1 B")) << metric;
+}
+
+TEST(TargetGpusAssess, ATargetWithoutARateForTheProfilesDtypeIsRefused) {
+  Profile fp8 = load_profile("llm-finetune-7b");
+  fp8.model.dtype = "fp8";
+  const std::string error = usage_error_of([&] { check_target_serves(parse_target_gpus("a100x8"), fp8); });
+  EXPECT_TRUE(has(error, "a100-80gb has no fp8 GEMM rate, the dtype profile llm-finetune-7b computes in")) << error;
+  EXPECT_EQ(usage_error_of([&] { check_target_serves(parse_target_gpus("h100x8"), fp8); }), "(no error)");
 }
 
 TEST(TargetGpusAssess, OneTargetGpuHasNoAllReduce) {
