@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "disturbance.hpp"
 #include "nvml.hpp"
 #include "result.hpp"
 #include "telemetry.hpp"
@@ -69,6 +71,7 @@ pid_t spawn_child(const std::vector<std::string>& args) {
 
 struct ChildEnd {
   int wait_status = 0;
+  struct rusage usage {};  // the child's, with every process it waited for
   bool timed_out = false;
   bool interrupted = false;
 };
@@ -79,7 +82,7 @@ ChildEnd supervise(pid_t pid, double deadline_s, double grace_s, const std::atom
   const auto start = clock_type::now();
   std::optional<clock_type::time_point> interrupted_at;
   while (true) {
-    const pid_t done = waitpid(pid, &end.wait_status, WNOHANG);
+    const pid_t done = wait4(pid, &end.wait_status, WNOHANG, &end.usage);
     if (done == pid) return end;
     const double elapsed = seconds_since(start);
     if (progress) progress(elapsed, deadline_s);
@@ -92,7 +95,7 @@ ChildEnd supervise(pid_t pid, double deadline_s, double grace_s, const std::atom
     if (elapsed > deadline_s && !end.interrupted) end.timed_out = true;
     if (end.timed_out || grace_over) {
       kill(-pid, SIGKILL);
-      waitpid(pid, &end.wait_status, 0);
+      wait4(pid, &end.wait_status, 0, &end.usage);
       return end;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -155,9 +158,12 @@ nlohmann::json run_probe_isolated(const ProbeSpec& spec, const std::map<std::str
   }
   TelemetrySampler sampler(options.nvml, options.telemetry_interval_s);
   sampler.start();
+  const HostLoadReading load_before = read_host_load();
   const pid_t pid = spawn_child(args);
+  if (pid > 0) sampler.set_own_process_group(pid);
   ChildEnd end;
   if (pid > 0) end = supervise(pid, deadline_s, options.kill_grace_s, interrupt, progress);
+  const HostLoadReading load_after = read_host_load();
   sampler.stop();
   const double duration_s = seconds_since(start);
 
@@ -192,6 +198,12 @@ nlohmann::json run_probe_isolated(const ProbeSpec& spec, const std::map<std::str
   const auto rows = sampler.rows();
   const std::string note = options.nvml && !options.nvml->available() ? "no GPU telemetry: " + options.nvml->why_unavailable() : "";
   entry["telemetry"] = summarize_telemetry(rows, options.telemetry_interval_s, note);
+  // A skip decided at start-up measured nothing that foreign load could have moved.
+  if (pid > 0 && entry.value("status", "") != "skipped") {
+    entry["disturbance"] = judge_disturbance(load_before, load_after, own_use_of(end.usage),
+                                             static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)), sampler.foreign_gpu_processes());
+    entry["disturbed"] = entry["disturbance"]["disturbed"];
+  }
   if (!options.telemetry_csv.empty()) append_telemetry_csv(options.telemetry_csv, spec.id, rows);
   return entry;
 }
