@@ -1,5 +1,6 @@
 #include "disturbance.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -38,17 +39,14 @@ HostLoadReading read_host_load() {
   for (const auto& [disk, counters] : procfs::read_diskstats())
     if (is_physical_disk(disk))
       r.disk_bytes += static_cast<double>(counters.sectors_read + counters.sectors_written) * 512.0;
-  rusage self{};
-  getrusage(RUSAGE_SELF, &self);
-  r.runner_cpu_s = seconds_of(self.ru_utime) + seconds_of(self.ru_stime);
-  r.runner_disk_bytes = static_cast<double>(self.ru_inblock + self.ru_oublock) * 512.0;
+  for (const int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+    rusage usage{};
+    getrusage(who, &usage);
+    r.own_cpu_s += seconds_of(usage.ru_utime) + seconds_of(usage.ru_stime);
+    r.own_disk_bytes += static_cast<double>(usage.ru_inblock + usage.ru_oublock) * 512.0;
+  }
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
   return r;
-}
-
-ProbeOwnUse own_use_of(const struct rusage& usage) {
-  return {seconds_of(usage.ru_utime) + seconds_of(usage.ru_stime),
-          static_cast<double>(usage.ru_inblock + usage.ru_oublock) * 512.0};
 }
 
 namespace {
@@ -76,17 +74,16 @@ nlohmann::json gpu_processes_json(const std::vector<ForeignGpuProcess>& processe
 
 }  // namespace
 
-nlohmann::json judge_disturbance(const HostLoadReading& before, const HostLoadReading& after, const ProbeOwnUse& own,
-                                 int cpu_count, const std::vector<ForeignGpuProcess>& gpu_foreign,
+nlohmann::json judge_disturbance(const HostLoadReading& before, const HostLoadReading& after, int cpu_count,
+                                 const std::vector<ForeignGpuProcess>& gpu_foreign,
                                  const DisturbanceThresholds& thresholds) {
   const double wall_s = std::max(after.wall_s - before.wall_s, 1e-9);
-  const double runner_cpu_s = after.runner_cpu_s - before.runner_cpu_s;
-  const double foreign_cpu_s = std::max(0.0, after.cpu_busy_s - before.cpu_busy_s - own.cpu_s - runner_cpu_s);
+  const double own_cpu_s = after.own_cpu_s - before.own_cpu_s;
+  const double foreign_cpu_s = std::max(0.0, after.cpu_busy_s - before.cpu_busy_s - own_cpu_s);
   const double capacity_s = wall_s * std::max(cpu_count, 1);
   const double foreign_share_pct = 100.0 * foreign_cpu_s / capacity_s;
-  const double runner_disk_bytes = after.runner_disk_bytes - before.runner_disk_bytes;
-  const double foreign_disk_bytes =
-      std::max(0.0, after.disk_bytes - before.disk_bytes - own.disk_bytes - runner_disk_bytes);
+  const double own_disk_bytes = after.own_disk_bytes - before.own_disk_bytes;
+  const double foreign_disk_bytes = std::max(0.0, after.disk_bytes - before.disk_bytes - own_disk_bytes);
   const double foreign_disk_rate = foreign_disk_bytes / wall_s;
   std::string evidence;
   // Under a second /proc/stat's 10 ms ticks are too coarse: one kernel thread's tick would read as
@@ -104,11 +101,10 @@ nlohmann::json judge_disturbance(const HostLoadReading& before, const HostLoadRe
   nlohmann::json out = {
       {"wall_s", wall_s},
       {"cpu_count", cpu_count},
-      {"probe_cpu_s", own.cpu_s},
-      {"runner_cpu_s", runner_cpu_s},
+      {"own_cpu_s", own_cpu_s},
       {"cpu_foreign_s", foreign_cpu_s},
       {"cpu_foreign_share_pct", foreign_share_pct},
-      {"probe_disk_bytes", own.disk_bytes + runner_disk_bytes},
+      {"own_disk_bytes", own_disk_bytes},
       {"disk_foreign_bytes", foreign_disk_bytes},
       {"disk_foreign_bytes_per_s", foreign_disk_rate},
       {"gpu_foreign_processes", gpu_processes_json(gpu_foreign)},

@@ -3,10 +3,11 @@
 // A probe that ran beside enough of it is `disturbed`, and `compare` calls no regression from it.
 //
 //   foreign CPU  = /proc/stat busy (user+nice+system+steal) during the probe
-//                  - the probe process's rusage (wait4, includes its reaped children)
-//                  - the runner's own rusage over the same span (for `nodeaudit probe`, which
-//                    measures in its own process, that is the probe's use)
-//   foreign disk = /proc/diskstats bytes on physical disks - the probe's ru_inblock/ru_oublock
+//                  - nodeaudit's own over the same span: this process and every process it has
+//                    waited for (getrusage SELF + CHILDREN). Under `run` that is the runner and
+//                    the probe's child with everything the child waited for (mpirun and its
+//                    ranks, fio, ...); under `probe` the probe itself.
+//   foreign disk = /proc/diskstats bytes on physical disks - the same processes' ru_inblock/ru_oublock
 //   foreign GPU  = processes NVML lists with a compute context on a GPU while the probe ran, other
 //                  than the probe's process group and the runner (telemetry samples them)
 //
@@ -14,8 +15,6 @@
 // process is charged for it. steal is kept: a hypervisor giving our CPUs to another guest is
 // exactly the foreign load that moves a figure.
 #pragma once
-
-#include <sys/resource.h>
 
 #include <optional>
 #include <string>
@@ -26,19 +25,13 @@
 namespace nodeaudit {
 
 struct HostLoadReading {
-  double cpu_busy_s = 0;    // all CPUs together
-  double disk_bytes = 0;    // read + written, physical disks (dm-, md, zram left out: counted below them)
-  double runner_cpu_s = 0;  // this process (user + system): the runner, or the probe itself under `probe`
-  double runner_disk_bytes = 0;
-  double wall_s = 0;  // steady clock
+  double cpu_busy_s = 0;      // all CPUs together
+  double disk_bytes = 0;      // read + written, physical disks (dm-, md, zram left out: counted below them)
+  double own_cpu_s = 0;       // this process and the children it waited for (user + system)
+  double own_disk_bytes = 0;  // the same processes' block I/O
+  double wall_s = 0;          // steady clock
 };
 HostLoadReading read_host_load();
-
-struct ProbeOwnUse {
-  double cpu_s = 0;
-  double disk_bytes = 0;
-};
-ProbeOwnUse own_use_of(const struct rusage& usage);
 
 struct ForeignGpuProcess {
   unsigned pid = 0;
@@ -58,10 +51,10 @@ struct DisturbanceThresholds {
   double disk_bytes_per_s = 10e6;
 };
 
-// The `disturbance` block of a probe entry (results/SCHEMA.md). `own` is the probe's child process;
-// {} when the probe ran in this process.
-nlohmann::json judge_disturbance(const HostLoadReading& before, const HostLoadReading& after, const ProbeOwnUse& own,
-                                 int cpu_count, const std::vector<ForeignGpuProcess>& gpu_foreign = {},
+// The `disturbance` block of a probe entry (results/SCHEMA.md). `after` must be read once the
+// probe's child has been waited for, so its use counts as our own.
+nlohmann::json judge_disturbance(const HostLoadReading& before, const HostLoadReading& after, int cpu_count,
+                                 const std::vector<ForeignGpuProcess>& gpu_foreign = {},
                                  const DisturbanceThresholds& thresholds = {});
 
 // "warning: host.decode was disturbed: ..." for `run`; empty when the entry is not disturbed.

@@ -2,7 +2,6 @@
 
 #include <signal.h>
 #include <spawn.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,7 +70,6 @@ pid_t spawn_child(const std::vector<std::string>& args) {
 
 struct ChildEnd {
   int wait_status = 0;
-  struct rusage usage {};  // the child's, with every process it waited for
   bool timed_out = false;
   bool interrupted = false;
 };
@@ -82,7 +80,7 @@ ChildEnd supervise(pid_t pid, double deadline_s, double grace_s, const std::atom
   const auto start = clock_type::now();
   std::optional<clock_type::time_point> interrupted_at;
   while (true) {
-    const pid_t done = wait4(pid, &end.wait_status, WNOHANG, &end.usage);
+    const pid_t done = waitpid(pid, &end.wait_status, WNOHANG);
     if (done == pid) return end;
     const double elapsed = seconds_since(start);
     if (progress) progress(elapsed, deadline_s);
@@ -95,7 +93,7 @@ ChildEnd supervise(pid_t pid, double deadline_s, double grace_s, const std::atom
     if (elapsed > deadline_s && !end.interrupted) end.timed_out = true;
     if (end.timed_out || grace_over) {
       kill(-pid, SIGKILL);
-      wait4(pid, &end.wait_status, 0, &end.usage);
+      waitpid(pid, &end.wait_status, 0);
       return end;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -200,8 +198,8 @@ nlohmann::json run_probe_isolated(const ProbeSpec& spec, const std::map<std::str
   entry["telemetry"] = summarize_telemetry(rows, options.telemetry_interval_s, note);
   // A skip decided at start-up measured nothing that foreign load could have moved.
   if (pid > 0 && entry.value("status", "") != "skipped") {
-    entry["disturbance"] = judge_disturbance(load_before, load_after, own_use_of(end.usage),
-                                             static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)), sampler.foreign_gpu_processes());
+    entry["disturbance"] = judge_disturbance(load_before, load_after, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)),
+                                             sampler.foreign_gpu_processes());
     entry["disturbed"] = entry["disturbance"]["disturbed"];
   }
   if (!options.telemetry_csv.empty()) append_telemetry_csv(options.telemetry_csv, spec.id, rows);

@@ -51,7 +51,7 @@ nlohmann::json run_rounds_in_process(const ProbeSpec& spec, const ParamValues& p
     const HostLoadReading before = read_host_load();
     nlohmann::json entry = run_probe_in_process(spec, params, settings, cancel, deadline_s);
     if (judge_foreign_load) {
-      entry["disturbance"] = judge_disturbance(before, read_host_load(), {}, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+      entry["disturbance"] = judge_disturbance(before, read_host_load(), static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
       entry["disturbed"] = entry["disturbance"]["disturbed"];
     }
     const bool ok = entry.value("status", "") == "ok";
@@ -92,7 +92,8 @@ int execute(const ProbeSpec& spec, ProbeInvocation& inv) {
   if (!child && !secondary_rank && !inv.common.out.empty()) out = resolve_out_path(inv.common.out, "results", host_name());
   const std::atomic<bool>& cancel = install_interrupt_handler();
   const double deadline_s = inv.deadline_s > 0 ? inv.deadline_s : probe_deadline_s(spec, params, settings.level);
-  nlohmann::json entry = run_rounds_in_process(spec, params, settings, cancel, deadline_s, rounds, !child);
+  // Not judged inside an MPI job: the other ranks on this node are the job itself, not foreign load.
+  nlohmann::json entry = run_rounds_in_process(spec, params, settings, cancel, deadline_s, rounds, !child && !mpi_rank);
   if (child) {
     write_file_atomic(inv.child_out, entry.dump(), false);
     return exit_ok;
@@ -116,7 +117,8 @@ int execute(const ProbeSpec& spec, ProbeInvocation& inv) {
   const std::string out_path = out ? claim_out_file(*out, doc.dump(2) + "\n") : "";
   if (inv.common.format == "json") std::cout << doc.dump(2) << "\n";
   else std::cout << render_probe(entry);
-  (inv.common.format == "json" ? std::cerr : std::cout) << disturbance_warning(entry);
+  // With --format json the entry's `disturbed` and `evidence` say it; stdout stays one document.
+  if (inv.common.format != "json") std::cout << disturbance_warning(entry);
   if (!out_path.empty() && inv.common.format != "json") std::cout << "result written to " << out_path << "\n";
   if (status == Status::interrupted) return exit_interrupted;
   return status == Status::ok || status == Status::skipped ? exit_ok : exit_fail;

@@ -7,17 +7,20 @@ using namespace nodeaudit;
 
 namespace {
 
-HostLoadReading reading(double wall_s, double cpu_busy_s, double disk_bytes, double runner_cpu_s = 0) {
+// One reading of the counters; `own_*` are nodeaudit's (this process and the children it reaped).
+HostLoadReading reading(double wall_s, double cpu_busy_s, double disk_bytes, double own_cpu_s = 0,
+                        double own_disk_bytes = 0) {
   HostLoadReading r;
-  r.wall_s = wall_s, r.cpu_busy_s = cpu_busy_s, r.disk_bytes = disk_bytes, r.runner_cpu_s = runner_cpu_s;
+  r.wall_s = wall_s, r.cpu_busy_s = cpu_busy_s, r.disk_bytes = disk_bytes;
+  r.own_cpu_s = own_cpu_s, r.own_disk_bytes = own_disk_bytes;
   return r;
 }
 
 }  // namespace
 
 TEST(Disturbance, TheProbesOwnAndTheRunnersCpuAreNotForeign) {
-  // 10 s on 4 CPUs; 30 CPU-seconds busy, 28 of them the probe's, 1.5 the runner's: 0.5 foreign (1.25%).
-  const nlohmann::json d = judge_disturbance(reading(0, 0, 0), reading(10, 30, 0, 1.5), {28, 0}, 4);
+  // 10 s on 4 CPUs; 30 CPU-seconds busy, 29.5 of them the probe's and the runner's: 0.5 foreign (1.25%).
+  const nlohmann::json d = judge_disturbance(reading(0, 0, 0, 100), reading(10, 30, 0, 129.5), 4);
   EXPECT_NEAR(d["cpu_foreign_s"].get<double>(), 0.5, 1e-9);
   EXPECT_NEAR(d["cpu_foreign_share_pct"].get<double>(), 1.25, 1e-9);
   EXPECT_FALSE(d["disturbed"].get<bool>());
@@ -26,7 +29,7 @@ TEST(Disturbance, TheProbesOwnAndTheRunnersCpuAreNotForeign) {
 
 TEST(Disturbance, ForeignCpuPastTheThresholdIsEvidence) {
   // 2 CPUs, 10 s: the probe used 10 CPU-seconds, something else 9.6 more.
-  const nlohmann::json d = judge_disturbance(reading(0, 0, 0), reading(10, 19.6, 0), {10, 0}, 2);
+  const nlohmann::json d = judge_disturbance(reading(0, 0, 0), reading(10, 19.6, 0, 10), 2);
   EXPECT_TRUE(d["disturbed"].get<bool>());
   EXPECT_EQ(d["evidence"], "other processes used 9.6 CPU-seconds in 10.0 s, 48% of the 2 CPUs (threshold 5%)");
   EXPECT_DOUBLE_EQ(d["thresholds"]["cpu_share_pct"].get<double>(), 5.0);
@@ -34,12 +37,12 @@ TEST(Disturbance, ForeignCpuPastTheThresholdIsEvidence) {
 
 TEST(Disturbance, ForeignDiskTrafficPastTheThresholdIsEvidence) {
   // The probe read 1 GB itself; 500 MB more moved in 10 s: 50 MB/s foreign.
-  const nlohmann::json d = judge_disturbance(reading(0, 0, 0), reading(10, 0, 1.5e9), {0, 1e9}, 2);
+  const nlohmann::json d = judge_disturbance(reading(0, 0, 0), reading(10, 0, 1.5e9, 0, 1e9), 2);
   EXPECT_TRUE(d["disturbed"].get<bool>());
   EXPECT_NEAR(d["disk_foreign_bytes_per_s"].get<double>(), 50e6, 1);
   EXPECT_NE(d["evidence"].get<std::string>().find("500 MB on the disks, 50.0 MB/s"), std::string::npos)
       << d["evidence"];
-  const nlohmann::json own_only = judge_disturbance(reading(0, 0, 0), reading(10, 0, 1e9), {0, 1e9}, 2);
+  const nlohmann::json own_only = judge_disturbance(reading(0, 0, 0), reading(10, 0, 1e9, 0, 1e9), 2);
   EXPECT_FALSE(own_only["disturbed"].get<bool>());
 }
 
@@ -56,7 +59,7 @@ TEST(Disturbance, RunPrintsOneWarningLineForADisturbedProbe) {
 
 TEST(Disturbance, AnotherProcessOnAGpuIsEvidence) {
   const std::vector<ForeignGpuProcess> others = {{4242, 0, "python3", 10.5e9}, {4343, 1, "", std::nullopt}};
-  const nlohmann::json d = judge_disturbance(reading(0, 0, 0), reading(10, 0, 0), {}, 2, others);
+  const nlohmann::json d = judge_disturbance(reading(0, 0, 0), reading(10, 0, 0), 2, others);
   EXPECT_TRUE(d["disturbed"].get<bool>());
   EXPECT_EQ(d["evidence"],
             "other processes held a compute context on the GPUs: pid 4242 (python3, 10.5 GB) on GPU 0, pid 4343 (?) on "
@@ -66,7 +69,7 @@ TEST(Disturbance, AnotherProcessOnAGpuIsEvidence) {
 }
 
 TEST(Disturbance, AProbeShorterThanASecondIsNotJudged) {
-  const nlohmann::json d = judge_disturbance(reading(0, 0, 0), reading(0.2, 0.4, 0), {}, 2);
+  const nlohmann::json d = judge_disturbance(reading(0, 0, 0), reading(0.2, 0.4, 0), 2);
   EXPECT_FALSE(d["disturbed"].get<bool>());
   EXPECT_EQ(d["note"], "not judged: shorter than 1 s");
 }

@@ -62,6 +62,7 @@ TEST_F(RoundsCli, RunWithThreeRoundsWritesEachRoundsMedianBesideThePooledFigures
                               "--repetitions", "3", "--out", dir_});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("[round 3/3] [1/1] host.memory-bandwidth ..."), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" rounds "), std::string::npos) << "each figure shows its rounds' range: " << r.out;
   const auto files = files_in(dir_);
   ASSERT_EQ(files.size(), 1u);
   const nlohmann::json doc = load_result_file(files[0]);
