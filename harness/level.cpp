@@ -20,4 +20,6 @@ std::string to_string(Level level) {
   return "quick";
 }
 
+int default_rounds(Level level) { return level == Level::quick ? 1 : 3; }
+
 }  // namespace nodeaudit

@@ -32,6 +32,14 @@ constexpr int affinity_scope_node = 0;          // NVML_AFFINITY_SCOPE_NODE
 constexpr unsigned nvlink_max_links = 18;       // NVML_NVLINK_MAX_LINKS
 constexpr unsigned max_numa_nodes = 1024;       // the kernel's largest MAX_NUMNODES
 constexpr int feature_enabled = 1;              // NVML_FEATURE_ENABLED
+// nvmlProcessInfo_t as the _v2 and _v3 process queries fill it.
+struct nvmlProcessInfo_t {
+  unsigned pid;
+  unsigned long long usedGpuMemory;  // NVML_VALUE_NOT_AVAILABLE (all ones) when unknown
+  unsigned gpuInstanceId, computeInstanceId;
+};
+constexpr unsigned long long nvml_value_not_available = ~0ULL;
+constexpr unsigned max_gpu_processes = 256;
 
 template <typename Fn>
 Fn load(void* lib, const char* name) {
@@ -78,6 +86,7 @@ struct Nvml::Api {
   nvmlReturn_t (*memory_affinity)(nvmlDevice_t, unsigned, unsigned long*, int) = nullptr;
   nvmlReturn_t (*pcie_replays)(nvmlDevice_t, unsigned*) = nullptr;
   nvmlReturn_t (*nvlink_state)(nvmlDevice_t, unsigned, int*) = nullptr;
+  nvmlReturn_t (*compute_processes)(nvmlDevice_t, unsigned*, nvmlProcessInfo_t*) = nullptr;
 
   nvmlDevice_t device(int index) const {
     nvmlDevice_t d = nullptr;
@@ -136,6 +145,9 @@ Nvml::Nvml() {
   api->memory_affinity = load<decltype(api->memory_affinity)>(lib, "nvmlDeviceGetMemoryAffinity");
   api->pcie_replays = load<decltype(api->pcie_replays)>(lib, "nvmlDeviceGetPcieReplayCounter");
   api->nvlink_state = load<decltype(api->nvlink_state)>(lib, "nvmlDeviceGetNvLinkState");
+  api->compute_processes = load<decltype(api->compute_processes)>(lib, "nvmlDeviceGetComputeRunningProcesses_v3");
+  if (!api->compute_processes)
+    api->compute_processes = load<decltype(api->compute_processes)>(lib, "nvmlDeviceGetComputeRunningProcesses_v2");
   const nvmlReturn_t rc = api->init();
   if (rc != nvml_success) {
     why_ = fmt::format("nvmlInit_v2 failed: {} (code {})", api->error_string(rc), rc);
@@ -259,6 +271,21 @@ NvmlLinkHealth Nvml::link_health(int index) const {
     if (api_->nvlink_state(d, link, &state) == nvml_success) health.nvlink_up.emplace_back(link, state == feature_enabled);
   }
   return health;
+}
+
+std::optional<std::vector<NvmlGpuProcess>> Nvml::compute_processes(int index) const {
+  nvmlDevice_t d = api_ ? api_->device(index) : nullptr;
+  if (d == nullptr || !api_->compute_processes) return std::nullopt;
+  std::vector<nvmlProcessInfo_t> infos(max_gpu_processes);
+  unsigned count = max_gpu_processes;
+  if (api_->compute_processes(d, &count, infos.data()) != nvml_success) return std::nullopt;
+  std::vector<NvmlGpuProcess> out;
+  for (unsigned i = 0; i < count && i < max_gpu_processes; ++i) {
+    NvmlGpuProcess p{infos[i].pid, std::nullopt};
+    if (infos[i].usedGpuMemory != nvml_value_not_available) p.used_memory_bytes = infos[i].usedGpuMemory;
+    out.push_back(p);
+  }
+  return out;
 }
 
 NvmlReading Nvml::read(int index, bool with_pcie_throughput) const {

@@ -51,6 +51,13 @@ struct NvmlReading {
   std::optional<unsigned long long> ecc_volatile_uncorrected;
 };
 
+// A process with a compute context on a GPU (nvmlDeviceGetComputeRunningProcesses). The pid is in
+// the driver's (host) PID namespace.
+struct NvmlGpuProcess {
+  unsigned pid = 0;
+  std::optional<unsigned long long> used_memory_bytes;  // absent when the driver does not say (MIG, containers)
+};
+
 // The node numbers set in a node mask of unsigned longs (bit n of word n / bits-per-word is node n),
 // as nvmlDeviceGetMemoryAffinity and the kernel's nodemasks lay it out; lowest first.
 std::vector<int> numa_nodes_in_mask(const std::vector<unsigned long>& words);
@@ -78,6 +85,8 @@ class Nvml {
   NvmlReading read(int index, bool with_pcie_throughput = false) const;
   NvmlMemoryRepair memory_repair(int index) const;
   NvmlLinkHealth link_health(int index) const;
+  // nullopt when the driver lacks the call or refuses it.
+  std::optional<std::vector<NvmlGpuProcess>> compute_processes(int index) const;
 
  private:
   struct Api;

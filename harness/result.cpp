@@ -1,5 +1,6 @@
 #include "result.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <fstream>
@@ -91,6 +92,11 @@ void validate_metric(std::vector<std::string>& problems, const nlohmann::json& m
   require(problems, m.contains("samples") && m["samples"].is_array(), where + ".samples missing");
   if (m.contains("samples") && m["samples"].is_array() && m.contains("n") && m["n"].is_number_integer())
     require(problems, m["samples"].size() == m["n"].get<std::size_t>(), where + ".n does not match the sample count");
+  if (m.contains("round_medians")) {
+    const nlohmann::json& medians = m["round_medians"];
+    const bool numbers = medians.is_array() && std::all_of(medians.begin(), medians.end(), [](const auto& v) { return v.is_number(); });
+    require(problems, numbers, where + ".round_medians must be an array of numbers");
+  }
 }
 
 void validate_probe(std::vector<std::string>& problems, const nlohmann::json& p, const std::string& where) {
@@ -106,6 +112,10 @@ void validate_probe(std::vector<std::string>& problems, const nlohmann::json& p,
   require(problems, p.contains("duration_s") && p["duration_s"].is_number(), where + ".duration_s missing");
   require(problems, p.contains("findings") && p["findings"].is_array(), where + ".findings missing");
   require(problems, p.contains("telemetry") && p["telemetry"].is_object(), where + ".telemetry missing");
+  if (p.contains("rounds")) require(problems, p["rounds"].is_number_integer() && p["rounds"].get<int>() >= 1, where + ".rounds must be a whole number >= 1");
+  if (p.contains("disturbed")) require(problems, p["disturbed"].is_boolean(), where + ".disturbed must be true or false");
+  if (p.value("disturbed", false))
+    require(problems, p.contains("disturbance") && p["disturbance"].is_object(), where + ".disturbed without a disturbance block");
   if (!p.contains("metrics") || !p["metrics"].is_array()) return problems.push_back(where + ".metrics missing");
   for (std::size_t i = 0; i < p["metrics"].size(); ++i) validate_metric(problems, p["metrics"][i], fmt::format("{}.metrics[{}]", where, i));
   if (!p.contains("findings") || !p["findings"].is_array()) return;

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "disturbance.hpp"
 #include "nvml.hpp"
 #include "result.hpp"
 #include "telemetry.hpp"
@@ -155,9 +156,12 @@ nlohmann::json run_probe_isolated(const ProbeSpec& spec, const std::map<std::str
   }
   TelemetrySampler sampler(options.nvml, options.telemetry_interval_s);
   sampler.start();
+  const HostLoadReading load_before = read_host_load();
   const pid_t pid = spawn_child(args);
+  if (pid > 0) sampler.set_own_process_group(pid);
   ChildEnd end;
   if (pid > 0) end = supervise(pid, deadline_s, options.kill_grace_s, interrupt, progress);
+  const HostLoadReading load_after = read_host_load();
   sampler.stop();
   const double duration_s = seconds_since(start);
 
@@ -192,6 +196,12 @@ nlohmann::json run_probe_isolated(const ProbeSpec& spec, const std::map<std::str
   const auto rows = sampler.rows();
   const std::string note = options.nvml && !options.nvml->available() ? "no GPU telemetry: " + options.nvml->why_unavailable() : "";
   entry["telemetry"] = summarize_telemetry(rows, options.telemetry_interval_s, note);
+  // A skip decided at start-up measured nothing that foreign load could have moved.
+  if (pid > 0 && entry.value("status", "") != "skipped") {
+    entry["disturbance"] = judge_disturbance(load_before, load_after, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)),
+                                             sampler.foreign_gpu_processes());
+    entry["disturbed"] = entry["disturbance"]["disturbed"];
+  }
   if (!options.telemetry_csv.empty()) append_telemetry_csv(options.telemetry_csv, spec.id, rows);
   return entry;
 }

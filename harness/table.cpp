@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "stats.hpp"
+
 namespace nodeaudit {
 
 std::string format_figure(double value) {
@@ -33,13 +35,24 @@ std::string metric_label(const nlohmann::json& m) {
   return name + " [" + inner + "]";
 }
 
+// With rounds: the range of the rounds' medians and its size relative to their median, the
+// between-run noise `compare` will use for this figure.
+std::string round_spread_text(const nlohmann::json& m) {
+  if (!m.contains("round_medians") || m["round_medians"].size() < 2) return "";
+  const auto medians = m["round_medians"].get<std::vector<double>>();
+  const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
+  const double centre = percentile(medians, 0.5);
+  const double spread_pct = centre != 0 ? (*hi - *lo) / std::fabs(centre) * 100.0 : 0.0;
+  return fmt::format(" rounds {}..{} ({:.1f}%)", format_figure(*lo), format_figure(*hi), spread_pct);
+}
+
 std::string metric_row(const nlohmann::json& m) {
   const std::string unit = m.value("unit", "");
   const auto n = m.value("n", 0);
   if (n <= 1) return fmt::format("    {:<44} {:>12} {}\n", metric_label(m), format_figure(m.value("median", 0.0)), unit);
-  return fmt::format("    {:<44} {:>12} {:<9} min {} max {} cv {:.1f}% n={}\n", metric_label(m),
+  return fmt::format("    {:<44} {:>12} {:<9} min {} max {} cv {:.1f}% n={}{}\n", metric_label(m),
                      format_figure(m.value("median", 0.0)), unit, format_figure(m.value("min", 0.0)),
-                     format_figure(m.value("max", 0.0)), 100.0 * m.value("cv", 0.0), n);
+                     format_figure(m.value("max", 0.0)), 100.0 * m.value("cv", 0.0), n, round_spread_text(m));
 }
 
 }  // namespace

@@ -1,8 +1,12 @@
 #include "telemetry.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -41,6 +45,50 @@ void TelemetrySampler::start() {
 void TelemetrySampler::stop() {
   if (!running_.exchange(false)) return;
   if (thread_.joinable()) thread_.join();
+}
+
+namespace {
+
+// The process group of `pid` from /proc/PID/stat (the field after state and ppid); nullopt when the
+// process is not visible here.
+std::optional<pid_t> process_group_of(unsigned pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(in, text)) return std::nullopt;
+  const auto close = text.rfind(')');  // the command may hold spaces and parentheses
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(text.substr(close + 1));
+  std::string state;
+  long ppid = 0, pgrp = 0;
+  if (!(fields >> state >> ppid >> pgrp)) return std::nullopt;
+  return static_cast<pid_t>(pgrp);
+}
+
+}  // namespace
+
+std::vector<ForeignGpuProcess> TelemetrySampler::foreign_gpu_processes() const {
+  std::lock_guard lock(mutex_);
+  std::vector<ForeignGpuProcess> out;
+  for (const auto& [key, process] : foreign_gpu_) out.push_back(process);
+  return out;
+}
+
+void TelemetrySampler::note_gpu_processes(int gpu) {
+  const auto processes = nvml_->compute_processes(gpu);
+  if (!processes) return;
+  const pid_t own_pgid = own_pgid_.load();
+  for (const NvmlGpuProcess& p : *processes) {
+    if (static_cast<pid_t>(p.pid) == getpid()) continue;
+    const std::optional<pid_t> pgid = process_group_of(p.pid);
+    if (!pgid || (own_pgid > 0 && *pgid == own_pgid)) continue;
+    std::lock_guard lock(mutex_);
+    ForeignGpuProcess& seen = foreign_gpu_[{p.pid, gpu}];
+    seen.pid = p.pid;
+    seen.gpu = gpu;
+    if (seen.command.empty()) seen.command = procfs::read_first_line("/proc/" + std::to_string(p.pid) + "/comm").value_or("");
+    if (p.used_memory_bytes)
+      seen.used_memory_bytes = std::max(seen.used_memory_bytes.value_or(0), static_cast<double>(*p.used_memory_bytes));
+  }
 }
 
 std::vector<TelemetryRow> TelemetrySampler::rows() const {
@@ -106,6 +154,7 @@ TelemetryRow TelemetrySampler::sample_once() {
         const NvmlReading r = nvml_->read(i);
         append_gpu_reading(row, i, r);
         if (r.throttle_reasons) throttle_seen_[static_cast<std::size_t>(i)] |= *r.throttle_reasons;
+        note_gpu_processes(i);
       }
     }
   }

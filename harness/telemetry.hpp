@@ -11,7 +11,11 @@
 #include <thread>
 #include <vector>
 
+#include <sys/types.h>
+
 #include <nlohmann/json.hpp>
+
+#include "disturbance.hpp"
 
 namespace nodeaudit {
 
@@ -41,9 +45,17 @@ class TelemetrySampler {
   void stop();  // idempotent
   std::vector<TelemetryRow> rows() const;
 
+  // The probe's process group (its child is a group leader): GPU contexts of processes in it, or of
+  // this process, are the probe's own; any other seen while sampling is foreign.
+  void set_own_process_group(pid_t pgid) { own_pgid_.store(pgid); }
+  // Processes NVML listed on a GPU that were neither; a process in another PID namespace (no
+  // /proc/PID here) cannot be attributed and is left out.
+  std::vector<ForeignGpuProcess> foreign_gpu_processes() const;
+
  private:
   void loop();
   TelemetryRow sample_once();
+  void note_gpu_processes(int gpu);
 
   const Nvml* nvml_;
   double interval_s_;
@@ -52,6 +64,8 @@ class TelemetrySampler {
   mutable std::mutex mutex_;
   std::vector<TelemetryRow> rows_;
   std::vector<unsigned long long> throttle_seen_;
+  std::atomic<pid_t> own_pgid_{0};
+  std::map<std::pair<unsigned, int>, ForeignGpuProcess> foreign_gpu_;  // (pid, gpu) -> what was seen
   // Previous counters, for rates.
   std::optional<std::map<std::string, unsigned long long>> prev_counters_;
   double prev_t_s_ = 0;

@@ -1,5 +1,7 @@
-// `nodeaudit compare BASELINE.json CANDIDATE.json`: which figures moved beyond noise after an
-// upgrade, environment differences first. Exit 0 no regression, 1 regression, 2 bad input.
+// `nodeaudit compare BASELINE.json [BASELINE.json ..] CANDIDATE.json`: which figures moved beyond
+// the node's run-to-run noise after an upgrade, environment differences first. Several baselines
+// (runs of the node before the change) pool their per-run figures into the noise band. Exit 0 no
+// regression, 1 regression, 2 bad input; inconclusive and disturbed figures never exit 1.
 #include <iostream>
 #include <memory>
 
@@ -15,7 +17,7 @@ namespace nodeaudit::cli {
 namespace {
 
 struct CompareCliOptions {
-  std::string baseline, candidate;
+  std::vector<std::string> files;  // baselines, then the candidate
   std::string tolerance = "5%";
   std::vector<std::string> metric_tolerances;
   std::string junit, md;
@@ -34,11 +36,10 @@ report::CompareOptions compare_options(const CompareCliOptions& o) {
 int run_compare(const CompareCliOptions& o) {
   const report::CompareOptions options = compare_options(o);
   report::check_outputs_are_new({{"--junit", o.junit}, {"--md", o.md}});
-  const nlohmann::json baseline = load_result_file(o.baseline);
-  const nlohmann::json candidate = load_result_file(o.candidate);
-  report::Comparison comparison = report::compare_results(baseline, candidate, options);
-  comparison.baseline_label = o.baseline;
-  comparison.candidate_label = o.candidate;
+  std::vector<report::LabelledResult> baselines;
+  for (std::size_t i = 0; i + 1 < o.files.size(); ++i) baselines.push_back({o.files[i], load_result_file(o.files[i])});
+  const report::LabelledResult candidate{o.files.back(), load_result_file(o.files.back())};
+  const report::Comparison comparison = report::compare_results(baselines, candidate, options);
   const std::string markdown = report::render_compare_markdown(comparison);
   if (!o.junit.empty()) write_file_atomic(o.junit, report::render_compare_junit(comparison), true);
   if (!o.md.empty()) write_file_atomic(o.md, markdown, true);
@@ -50,11 +51,15 @@ int run_compare(const CompareCliOptions& o) {
 
 void add_compare_command(CLI::App& root, Action& action) {
   CLI::App* cmd = root.add_subcommand(
-      "compare", "Compare two results: environment changes, then each figure that moved beyond noise (exit 1 on a regression)");
+      "compare",
+      "Compare results: BASELINE [BASELINE ..] CANDIDATE; environment changes, then each figure that moved beyond the "
+      "run-to-run noise (exit 1 on a regression)");
   auto o = std::make_shared<CompareCliOptions>();
-  cmd->add_option("baseline", o->baseline, "Result before the change (nodeaudit.result/1 JSON)")->required();
-  cmd->add_option("candidate", o->candidate, "Result after the change")->required();
-  cmd->add_option("--tolerance", o->tolerance, "Change in a median that counts, when the 95% intervals also do not overlap")
+  cmd->add_option("files", o->files,
+                  "Results before the change (one or more runs of the node; nodeaudit.result/1 JSON), then the result after it")
+      ->required()
+      ->expected(2, -1);
+  cmd->add_option("--tolerance", o->tolerance, "Change that counts, when it is also beyond twice the run-to-run spread")
       ->capture_default_str();
   cmd->add_option("--metric-tolerance", o->metric_tolerances,
                   "NAME=PCT for one metric: NAME is a metric name (latency_p99) or PROBE:METRIC (storage.read:latency_p99); repeatable");

@@ -7,12 +7,16 @@
 #include <memory>
 #include <optional>
 
+#include <unistd.h>
+
+#include "../disturbance.hpp"
 #include "../env.hpp"
 #include "../errors.hpp"
 #include "../mpi_env.hpp"
 #include "../nvml.hpp"
 #include "../registry.hpp"
 #include "../result.hpp"
+#include "../rounds.hpp"
 #include "../runner.hpp"
 #include "../table.hpp"
 #include "commands.hpp"
@@ -36,6 +40,27 @@ std::string param_help(const ParamSpec& p) {
   return fmt::format("{} ({}; default {})", p.help, describe_accepted(p), defaults.empty() ? "none" : defaults);
 }
 
+// The probe measured `rounds` times in this process (stopping at the first round that is not ok),
+// pooled by merge_rounds. With `judge_foreign_load` each round records the load of other processes;
+// the runner of `run` judges its child from outside instead.
+nlohmann::json run_rounds_in_process(const ProbeSpec& spec, const ParamValues& params, const RunSettings& settings,
+                                     const std::atomic<bool>& cancel, double deadline_s, int rounds,
+                                     bool judge_foreign_load) {
+  std::vector<nlohmann::json> entries;
+  for (int round = 0; round < rounds && (round == 0 || !cancel.load()); ++round) {
+    const HostLoadReading before = read_host_load();
+    nlohmann::json entry = run_probe_in_process(spec, params, settings, cancel, deadline_s);
+    if (judge_foreign_load) {
+      entry["disturbance"] = judge_disturbance(before, read_host_load(), static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+      entry["disturbed"] = entry["disturbance"]["disturbed"];
+    }
+    const bool ok = entry.value("status", "") == "ok";
+    entries.push_back(std::move(entry));
+    if (!ok) break;
+  }
+  return merge_rounds(entries, rounds);
+}
+
 int execute(const ProbeSpec& spec, ProbeInvocation& inv) {
   std::map<std::string, std::string> given;
   for (const auto& [name, opt] : inv.options)
@@ -52,6 +77,11 @@ int execute(const ProbeSpec& spec, ProbeInvocation& inv) {
   const ParamValues params = resolve_params(spec.params, given, settings.level);
   // In an MPI job (mpirun -np N nodeaudit probe comm.allreduce) rank 0 writes and prints for all.
   const std::optional<int> mpi_rank = spec.across_mpi_ranks ? mpi_world_rank_from_env() : std::nullopt;
+  // The child of `run` is one round (`run` repeats it); so is an MPI rank (see cmd_run.cpp).
+  const int requested_rounds = child ? 1 : rounds_for(inv.common, settings.level);
+  if (mpi_rank && !inv.common.rounds.empty() && requested_rounds > 1)
+    throw UsageError("--rounds " + inv.common.rounds, "is not supported under an MPI launcher yet; run the MPI probes without it");
+  const int rounds = mpi_rank ? 1 : requested_rounds;
   const bool secondary_rank = mpi_rank && *mpi_rank > 0;
   if (mpi_rank && !spec.body) {
     if (secondary_rank) return exit_usage;
@@ -62,7 +92,8 @@ int execute(const ProbeSpec& spec, ProbeInvocation& inv) {
   if (!child && !secondary_rank && !inv.common.out.empty()) out = resolve_out_path(inv.common.out, "results", host_name());
   const std::atomic<bool>& cancel = install_interrupt_handler();
   const double deadline_s = inv.deadline_s > 0 ? inv.deadline_s : probe_deadline_s(spec, params, settings.level);
-  nlohmann::json entry = run_probe_in_process(spec, params, settings, cancel, deadline_s);
+  // Not judged inside an MPI job: the other ranks on this node are the job itself, not foreign load.
+  nlohmann::json entry = run_rounds_in_process(spec, params, settings, cancel, deadline_s, rounds, !child && !mpi_rank);
   if (child) {
     write_file_atomic(inv.child_out, entry.dump(), false);
     return exit_ok;
@@ -86,6 +117,8 @@ int execute(const ProbeSpec& spec, ProbeInvocation& inv) {
   const std::string out_path = out ? claim_out_file(*out, doc.dump(2) + "\n") : "";
   if (inv.common.format == "json") std::cout << doc.dump(2) << "\n";
   else std::cout << render_probe(entry);
+  // With --format json the entry's `disturbed` and `evidence` say it; stdout stays one document.
+  if (inv.common.format != "json") std::cout << disturbance_warning(entry);
   if (!out_path.empty() && inv.common.format != "json") std::cout << "result written to " << out_path << "\n";
   if (status == Status::interrupted) return exit_interrupted;
   return status == Status::ok || status == Status::skipped ? exit_ok : exit_fail;

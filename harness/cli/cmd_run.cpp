@@ -8,12 +8,14 @@
 #include <iostream>
 #include <memory>
 
+#include "../disturbance.hpp"
 #include "../env.hpp"
 #include "../errors.hpp"
 #include "../mpi_env.hpp"
 #include "../nvml.hpp"
 #include "../registry.hpp"
 #include "../result.hpp"
+#include "../rounds.hpp"
 #include "../runner.hpp"
 #include "../table.hpp"
 #include "commands.hpp"
@@ -112,6 +114,38 @@ class SkipReasonsSaid {
   std::map<std::string, std::string> first_probe_for_;  // reason -> the first probe skipped for it
 };
 
+// The entries each probe collected over the rounds. A probe that did not end ok in a round (skipped,
+// failed, crashed, timed out) is not run again: its reason stands, and a timeout would only cost
+// its deadline once more.
+class RoundsOfRun {
+ public:
+  RoundsOfRun(std::size_t probes, int rounds) : entries_(probes), rounds_(rounds) {}
+
+  void add(std::size_t probe, nlohmann::json entry) { entries_[probe].push_back(std::move(entry)); }
+  bool finished(std::size_t probe) const {
+    const auto& entries = entries_[probe];
+    return static_cast<int>(entries.size()) >= rounds_ || (!entries.empty() && entries.back().value("status", "") != "ok");
+  }
+  nlohmann::json merged(std::size_t probe) const { return merge_rounds(entries_[probe], rounds_); }
+
+  // The `probes` array in plan order: the probes measured so far; with `ended_by_interrupt` also
+  // those never started, recorded as interrupted.
+  nlohmann::json probes_block(const std::vector<const ProbeSpec*>& plan, bool ended_by_interrupt) const {
+    nlohmann::json probes = nlohmann::json::array();
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+      if (!entries_[i].empty()) probes.push_back(merged(i));
+      else if (ended_by_interrupt)
+        probes.push_back(probe_entry(plan[i]->id, Outcome{Status::interrupted, "not started: the run was interrupted"},
+                                     nlohmann::json::object(), 0, {}, {}, nlohmann::json::object()));
+    }
+    return probes;
+  }
+
+ private:
+  std::vector<std::vector<nlohmann::json>> entries_;
+  int rounds_;
+};
+
 int finish_code(const nlohmann::json& doc, bool interrupted, int assessment_code) {
   if (interrupted) return exit_interrupted;
   for (const auto& p : doc["probes"])
@@ -132,6 +166,11 @@ int execute(RunInvocation& inv) {
   const bool writes = !mpi_rank || *mpi_rank == 0;  // rank 0 alone writes and prints for the job
   Nvml nvml;
   const RunSettings settings = make_settings(inv.common, nvml.device_count(), nvml.why_unavailable());
+  // Under MPI every rank would have to agree on each round of each probe (a rank whose round failed
+  // stops repeating it while the others wait in a collective): one round there, for now.
+  const int rounds = mpi_rank ? 1 : rounds_for(inv.common, settings.level);
+  if (mpi_rank && !inv.common.rounds.empty() && rounds_for(inv.common, settings.level) > 1)
+    throw UsageError("--rounds " + inv.common.rounds, "is not supported under an MPI launcher yet; run the MPI probes without it");
   RunSettings run_settings = settings;
   run_settings.profile_path = prepare_run_extras(inv.common.profile, inv.extras);
   const OutPath out = writes ? resolve_out_path(inv.common.out, "results", host_name()) : OutPath{};
@@ -150,34 +189,40 @@ int execute(RunInvocation& inv) {
 
   SkipReasonsSaid live_reasons;
   IsolationOptions iso{self_exe_path(), run_settings, &nvml, 0.5, inv.telemetry_out, 5.0};
-  for (std::size_t i = 0; i < plan.size(); ++i) {
-    const ProbeSpec& spec = *plan[i];
-    if (interrupt.load()) {
-      doc["probes"].push_back(probe_entry(spec.id, Outcome{Status::interrupted, "not started: the run was interrupted"},
-                                          nlohmann::json::object(), 0, {}, {}, nlohmann::json::object()));
-      continue;
+  RoundsOfRun rounds_of_run(plan.size(), rounds);
+  for (int round = 0; round < rounds; ++round) {
+    const std::vector<std::size_t> order = round_order(plan.size(), round);
+    for (std::size_t step = 0; step < order.size() && !interrupt.load(); ++step) {
+      const std::size_t i = order[step];
+      if (rounds_of_run.finished(i)) continue;
+      const ProbeSpec& spec = *plan[i];
+      if (writes && !live && !json_out) {
+        const std::string round_text = rounds > 1 ? fmt::format("[round {}/{}] ", round + 1, rounds) : "";
+        std::fprintf(log, "%s[%zu/%zu] %s ...\n", round_text.c_str(), step + 1, plan.size(), spec.id.c_str());
+        std::fflush(log);  // progress shows as it happens when the output goes to a file or a pipe
+      }
+      const std::optional<std::string> left_out = left_out_by_profile(spec, inv.extras, !inv.only.empty());
+      nlohmann::json entry =
+          left_out ? probe_entry(spec.id, Outcome::skipped(*left_out), nlohmann::json::object(), 0, {}, {},
+                                 nlohmann::json::object())
+          : mpi_rank ? run_probe_as_mpi_rank(spec, run_settings, inv, interrupt)
+                     : run_probe_isolated(spec, probe_params_for(spec, inv.extras), iso, interrupt,
+                                          progress_printer(live, spec.id, step + 1, plan.size()));
+      if (live) std::fputs("\r\033[K", stderr);
+      hoist_multinode(doc, entry);
+      rounds_of_run.add(i, std::move(entry));
+      // Each probe's block is printed once, when its last round ends; the summary does not repeat it.
+      if (writes && rounds_of_run.finished(i)) {
+        const nlohmann::json merged = rounds_of_run.merged(i);
+        if (!json_out) std::fputs(live_reasons.render(merged).c_str(), log);
+        std::fputs(disturbance_warning(merged).c_str(), log);
+        std::fflush(log);
+      }
+      doc["probes"] = rounds_of_run.probes_block(plan, false);
+      if (writes) write_file_atomic(out_path, doc.dump(2) + "\n", false);
     }
-    if (writes && !live && !json_out) {
-      std::fprintf(log, "[%zu/%zu] %s ...\n", i + 1, plan.size(), spec.id.c_str());
-      std::fflush(log);  // progress shows as it happens when the output goes to a file or a pipe
-    }
-    const std::optional<std::string> left_out = left_out_by_profile(spec, inv.extras, !inv.only.empty());
-    nlohmann::json entry =
-        left_out ? probe_entry(spec.id, Outcome::skipped(*left_out), nlohmann::json::object(), 0, {}, {},
-                               nlohmann::json::object())
-        : mpi_rank ? run_probe_as_mpi_rank(spec, run_settings, inv, interrupt)
-                   : run_probe_isolated(spec, probe_params_for(spec, inv.extras), iso, interrupt,
-                                        progress_printer(live, spec.id, i + 1, plan.size()));
-    if (live) std::fputs("\r\033[K", stderr);
-    hoist_multinode(doc, entry);
-    // Each probe's block is printed once, as it ends; the summary at the end does not repeat it.
-    if (writes && !json_out) {
-      std::fputs(live_reasons.render(entry).c_str(), log);
-      std::fflush(log);
-    }
-    doc["probes"].push_back(std::move(entry));
-    if (writes) write_file_atomic(out_path, doc.dump(2) + "\n", false);
   }
+  if (interrupt.load()) doc["probes"] = rounds_of_run.probes_block(plan, true);
   doc["finished_at"] = utc_now_iso8601();
   const int assessment_code = writes ? assess_run(doc, inv.extras) : exit_ok;
   if (!writes) return finish_code(doc, interrupt.load(), assessment_code);

@@ -18,6 +18,8 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
   app.add_option("--gpus", o.gpus, "GPU indices to use, e.g. 0,1 (default: all)");
   app.add_option("--data-dir", o.data_dir, "Directory on the storage under test, for probes that need files");
   app.add_option("--repetitions", o.repetitions, "Timed repetitions per measurement (overrides the level's)");
+  app.add_option("--rounds", o.rounds,
+                 "Measure each probe N times, interleaved, recording each round's median (default: quick 1, standard 3, soak 3)");
   app.add_flag("--keep-data", o.keep_data, "Keep generated data sets for the next run");
   app.add_option("--format", o.format, "Output: table or json")->capture_default_str();
   app.add_option("--out", o.out, "Result file or directory");
@@ -53,6 +55,20 @@ std::vector<int> parse_gpu_list(const std::string& text, int gpus_on_node, const
 }
 
 }  // namespace
+
+int rounds_for(const CommonOptions& o, Level level) {
+  if (o.rounds.empty()) return default_rounds(level);
+  int n = 0;
+  try {
+    std::size_t used = 0;
+    n = std::stoi(o.rounds, &used);
+    if (used != o.rounds.size()) n = 0;
+  } catch (const std::exception&) {
+    n = 0;
+  }
+  if (n < 1 || n > 100) throw UsageError("--rounds " + o.rounds, "must be a whole number from 1 to 100");
+  return n;
+}
 
 RunSettings make_settings(const CommonOptions& o, int gpus_on_node, const std::string& why_no_gpu) {
   RunSettings s;

@@ -16,6 +16,7 @@ struct CommonOptions {
   std::string data_dir;
   std::string profile;
   std::string repetitions; // empty = not given
+  std::string rounds;      // empty = the level's default
   bool keep_data = false;
   std::string format = "table";
   std::string out;
@@ -26,6 +27,9 @@ void add_common_options(CLI::App& app, CommonOptions& options);
 // Validates level, repetitions, GPUs against the node's GPU count (from NVML), data dir.
 // Throws UsageError naming the bad value.
 RunSettings make_settings(const CommonOptions& options, int gpus_on_node, const std::string& why_no_gpu);
+
+// --rounds as a number (1..100), else the level's default. Throws UsageError naming the bad value.
+int rounds_for(const CommonOptions& options, Level level);
 
 // Where a result goes. With a directory (or no --out) nodeaudit names the file itself and may take
 // another name when that one is taken; a FILE the user named is that file or nothing.

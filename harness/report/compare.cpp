@@ -13,6 +13,8 @@ std::string to_string(Verdict verdict) {
     case Verdict::regression: return "regression";
     case Verdict::improvement: return "improvement";
     case Verdict::incomparable: return "incomparable";
+    case Verdict::inconclusive: return "inconclusive";
+    case Verdict::disturbed: return "disturbed";
     case Verdict::unchanged: break;
   }
   return "unchanged";
@@ -46,36 +48,90 @@ std::optional<double> delta_percent(double baseline, double candidate) {
   return (candidate - baseline) / std::fabs(baseline) * 100.0;
 }
 
-// +1 when the candidate is better than the baseline, -1 when worse, 0 when equal.
-int direction(const MetricRecord& baseline, double candidate_median) {
-  if (candidate_median == baseline.median) return 0;
-  const bool larger = candidate_median > baseline.median;
-  return larger == baseline.higher_is_better ? 1 : -1;
+std::vector<double> runs_of(const MetricRecord& record) {
+  return record.round_medians.size() >= 2 ? record.round_medians : std::vector<double>{record.median};
+}
+
+std::string disturbed_text(const std::string& side, const std::vector<std::string>& evidence) {
+  std::string text = side + " disturbed (";
+  for (std::size_t i = 0; i < evidence.size(); ++i) text += (i ? "; " : "") + evidence[i];
+  return text + ")";
+}
+
+std::string resolution_text(const NoiseBand& band, double tolerance_pct) {
+  return fmt::format("run-to-run spread {:.0f}% exceeds the {:g}% tolerance: this node cannot resolve a {:g}% change in "
+                     "this figure",
+                     band.spread_pct, tolerance_pct, tolerance_pct);
+}
+
+// The verdict once the figures are comparable and neither side was disturbed (rules in compare.hpp).
+void judge_change(MetricChange& change, const std::string& moved) {
+  const double magnitude = change.delta_pct ? std::fabs(*change.delta_pct) : HUGE_VAL;
+  const double tolerance = change.tolerance_pct;
+  const double band_pct = 2 * change.band.spread_pct;
+  const bool resolvable = change.band.spread_pct <= tolerance;
+  if (magnitude <= tolerance && resolvable) {
+    change.why = fmt::format("{} is within the {:g}% tolerance", moved, tolerance);
+  } else if (magnitude <= band_pct && !resolvable) {
+    change.verdict = Verdict::inconclusive;
+    change.why = fmt::format("{} (change {}; {})", resolution_text(change.band, tolerance), moved,
+                             change.band.measured ? change.band.source : "between-run noise unknown: the floor for this figure");
+  } else if (magnitude <= band_pct) {
+    change.why = fmt::format("{} is inside the noise band (twice the {:.1f}% run-to-run spread)", moved, change.band.spread_pct);
+  } else if (!change.band.measured && change.intervals_overlap) {
+    change.why = fmt::format("{} but the 95% intervals overlap (noise)", moved);
+  } else {
+    const bool larger = change.candidate_value > change.baseline_value;
+    change.verdict = larger == change.baseline.higher_is_better ? Verdict::improvement : Verdict::regression;
+    change.why = fmt::format("{} beyond the {:g}% tolerance and twice the {:.1f}% run-to-run spread", moved, tolerance,
+                             change.band.spread_pct);
+    if (!change.band.measured) change.why += " (floor), 95% intervals apart";
+  }
 }
 
 }  // namespace
 
-MetricChange compare_metric(const MetricRecord& baseline, const MetricRecord& candidate, double tolerance_pct) {
-  MetricChange change{baseline, candidate, delta_percent(baseline.median, candidate.median), tolerance_pct, false,
-                      Verdict::unchanged, ""};
-  if (baseline.unit != candidate.unit || baseline.higher_is_better != candidate.higher_is_better) {
+double MetricSide::centre() const { return centre_of(runs); }
+
+MetricChange compare_metric(const MetricSide& baseline, const MetricSide& candidate, double tolerance_pct) {
+  MetricChange change;
+  change.baseline = baseline.record;
+  change.candidate = candidate.record;
+  change.baseline_runs = baseline.runs;
+  change.candidate_runs = candidate.runs;
+  change.baseline_value = baseline.centre();
+  change.candidate_value = candidate.centre();
+  change.delta_pct = delta_percent(change.baseline_value, change.candidate_value);
+  change.tolerance_pct = tolerance_pct;
+  change.band = noise_band(baseline.runs, candidate.runs, baseline.record.probe, baseline.record.name);
+  const MetricRecord& b = baseline.record;
+  const MetricRecord& c = candidate.record;
+  if (b.unit != c.unit || b.higher_is_better != c.higher_is_better) {
     change.verdict = Verdict::incomparable;
-    change.why = fmt::format("unit or direction differs ({} vs {})", baseline.unit, candidate.unit);
+    change.why = fmt::format("unit or direction differs ({} vs {})", b.unit, c.unit);
     return change;
   }
-  change.intervals_overlap = candidate.ci_lo <= baseline.ci_hi && baseline.ci_lo <= candidate.ci_hi;
-  const bool beyond_tolerance = !change.delta_pct || std::fabs(*change.delta_pct) > tolerance_pct;
+  change.intervals_overlap = c.ci_lo <= b.ci_hi && b.ci_lo <= c.ci_hi;
   const std::string moved = change.delta_pct ? fmt::format("{:+.1f}%", *change.delta_pct) : "from 0";
-  if (!beyond_tolerance) {
-    change.why = fmt::format("{} is within the {:g}% tolerance", moved, tolerance_pct);
-  } else if (change.intervals_overlap) {
-    change.why = fmt::format("{} but the 95% intervals overlap (noise)", moved);
-  } else {
-    const int better = direction(baseline, candidate.median);
-    change.verdict = better > 0 ? Verdict::improvement : Verdict::regression;
-    change.why = fmt::format("{} beyond the {:g}% tolerance, 95% intervals apart", moved, tolerance_pct);
+  if (!baseline.disturbed.empty() || !candidate.disturbed.empty()) {
+    change.verdict = Verdict::disturbed;
+    std::string sides;
+    if (!baseline.disturbed.empty()) sides = disturbed_text("baseline", baseline.disturbed);
+    if (!candidate.disturbed.empty()) sides += (sides.empty() ? "" : "; ") + disturbed_text("candidate", candidate.disturbed);
+    change.why = fmt::format("not judged: {}; change {}", sides, moved);
+    return change;
   }
+  judge_change(change, moved);
   return change;
+}
+
+MetricChange compare_metric(const MetricRecord& baseline, const MetricRecord& candidate, double tolerance_pct) {
+  auto side = [](const MetricRecord& r) {
+    MetricSide s{r, runs_of(r), {}};
+    if (r.disturbed) s.disturbed.push_back(r.disturbance);
+    return s;
+  };
+  return compare_metric(side(baseline), side(candidate), tolerance_pct);
 }
 
 namespace {
@@ -120,6 +176,9 @@ std::vector<EnvDifference> env_differences(const nlohmann::json& baseline_doc, c
   const nlohmann::json& base = baseline_doc.at("env");
   const nlohmann::json& cand = candidate_doc.at("env");
   std::vector<EnvDifference> out;
+  // Another host first: then every other line is about a different machine, not an upgrade.
+  const nlohmann::json::json_pointer hostname("/host/hostname");
+  add_if_different(out, "host.hostname", text_of(at_path(base, hostname)), text_of(at_path(cand, hostname)));
   // The driver first, then the CUDA stack, then anything else a contributor recorded (firmware, ...).
   std::vector<std::string> software_keys = {"driver", "cuda_driver", "cuda_runtime", "cublas", "nccl", "mpi"};
   std::set<std::string> others;
@@ -171,31 +230,82 @@ std::vector<ProbeStatusChange> probe_status_changes(const nlohmann::json& baseli
 
 }  // namespace
 
-Comparison compare_results(const nlohmann::json& baseline_doc, const nlohmann::json& candidate_doc,
+namespace {
+
+// A metric's per-run figures pooled over the baseline files, with the files that lack it.
+struct PooledBaseline {
+  MetricSide side;
+  std::vector<std::string> present_in;
+};
+
+void add_to_side(MetricSide& side, const MetricRecord& record, const std::string& label) {
+  const std::vector<double> runs = runs_of(record);
+  side.runs.insert(side.runs.end(), runs.begin(), runs.end());
+  if (record.disturbed) side.disturbed.push_back(label + ": " + record.disturbance);
+}
+
+}  // namespace
+
+Comparison compare_results(const std::vector<LabelledResult>& baselines, const LabelledResult& candidate,
                            const CompareOptions& options) {
   Comparison out;
   out.tolerance_pct = options.tolerance_pct;
-  out.env = env_differences(baseline_doc, candidate_doc);
-  out.probes = probe_status_changes(baseline_doc, candidate_doc);
-  std::map<std::string, MetricRecord> candidates;
-  std::vector<std::string> candidate_order;
-  for (auto& record : collect_metrics(candidate_doc)) {
-    const std::string key = pairing_key(record);
-    if (candidates.emplace(key, record).second) candidate_order.push_back(key);
+  for (const auto& b : baselines) {
+    out.baseline_labels.push_back(b.label);
+    out.baseline_label += (out.baseline_label.empty() ? "" : ", ") + b.label;
   }
-  std::set<std::string> paired;
-  for (const auto& record : collect_metrics(baseline_doc)) {
+  out.candidate_label = candidate.label;
+  const nlohmann::json& first = baselines.front().doc;
+  out.env = env_differences(first, candidate.doc);
+  for (std::size_t i = 1; i < baselines.size(); ++i)
+    for (auto d : env_differences(first, baselines[i].doc)) {
+      d.field = baselines[i].label + ": " + d.field;
+      out.between_baselines.push_back(std::move(d));
+    }
+  out.probes = probe_status_changes(first, candidate.doc);
+
+  std::map<std::string, PooledBaseline> pooled;
+  std::vector<std::string> baseline_order;
+  for (const auto& b : baselines)
+    for (const auto& record : collect_metrics(b.doc)) {
+      const std::string key = pairing_key(record);
+      auto [it, fresh] = pooled.try_emplace(key, PooledBaseline{MetricSide{record, {}, {}}, {}});
+      if (fresh) baseline_order.push_back(key);
+      if (!it->second.present_in.empty() && it->second.present_in.back() == b.label) continue;  // a repeated series
+      add_to_side(it->second.side, record, b.label);
+      it->second.present_in.push_back(b.label);
+    }
+  std::map<std::string, MetricSide> candidates;
+  std::vector<std::string> candidate_order;
+  for (const auto& record : collect_metrics(candidate.doc)) {
     const std::string key = pairing_key(record);
-    const auto it = candidates.find(key);
-    if (it == candidates.end()) {
-      out.only_in_baseline.push_back(record);
-    } else if (paired.insert(key).second) {
-      out.metrics.push_back(compare_metric(record, it->second, tolerance_for(options, record)));
+    auto [it, fresh] = candidates.try_emplace(key, MetricSide{record, {}, {}});
+    if (fresh) {
+      add_to_side(it->second, record, candidate.label);
+      candidate_order.push_back(key);
     }
   }
+  for (const auto& key : baseline_order) {
+    const PooledBaseline& base = pooled.at(key);
+    const auto it = candidates.find(key);
+    if (it == candidates.end()) {
+      out.only_in_baseline.push_back(base.side.record);
+      continue;
+    }
+    MetricChange change = compare_metric(base.side, it->second, tolerance_for(options, base.side.record));
+    for (const auto& label : out.baseline_labels)
+      if (std::find(base.present_in.begin(), base.present_in.end(), label) == base.present_in.end())
+        change.missing_from.push_back(label);
+    out.metrics.push_back(std::move(change));
+  }
   for (const auto& key : candidate_order)
-    if (!paired.count(key)) out.only_in_candidate.push_back(candidates.at(key));
+    if (!pooled.count(key)) out.only_in_candidate.push_back(candidates.at(key).record);
   return out;
+}
+
+Comparison compare_results(const nlohmann::json& baseline_doc, const nlohmann::json& candidate_doc,
+                           const CompareOptions& options) {
+  return compare_results({LabelledResult{"baseline", baseline_doc}}, LabelledResult{"candidate", candidate_doc}, options);
 }
 
 }  // namespace nodeaudit::report

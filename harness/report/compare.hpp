@@ -1,8 +1,17 @@
-// Baseline vs candidate: which figures moved beyond noise, and what changed in the environment.
-// A change is a regression only when it is beyond the tolerance in the metric's bad direction AND
-// the two 95% confidence intervals of the median do not overlap; an improvement likewise in the
-// good direction; anything else is unchanged. The tolerance alone would flag noisy metrics, the
-// interval test alone would flag tiny but well-measured shifts; a gate needs both.
+// Baseline(s) vs candidate: which figures moved beyond noise, and what changed in the environment.
+// The noise is the spread between runs (noise_band.hpp). Per metric, in this order:
+//   - unit or direction differ                        -> incomparable
+//   - either side's probe ran beside foreign load     -> disturbed (not judged; which side, how much)
+//   - |change| <= tolerance, spread <= tolerance      -> unchanged
+//   - |change| <= 2 x spread, spread > tolerance      -> inconclusive: the node cannot resolve a
+//                                                        change of the tolerance's size in this figure
+//   - |change| <= 2 x spread                          -> unchanged (inside the noise band)
+//   - between-run noise unknown and the 95% intervals of the medians overlap -> unchanged
+//   - otherwise                                       -> regression or improvement, by direction
+// Twice the spread, because the spread is the range of a few runs: one more run of an unchanged
+// node lands outside the range of n runs with probability 2/(n+1), and two medians of unchanged
+// runs differ by up to about one range; a change must clear both before it is called.
+// Inconclusive and disturbed never fail the gate; they are counted and listed apart.
 #pragma once
 
 #include <map>
@@ -13,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "metric_index.hpp"
+#include "noise_band.hpp"
 
 namespace nodeaudit::report {
 
@@ -23,16 +33,28 @@ struct CompareOptions {
   std::map<std::string, double> metric_tolerance_pct;
 };
 
-enum class Verdict { unchanged, regression, improvement, incomparable };
+enum class Verdict { unchanged, regression, improvement, incomparable, inconclusive, disturbed };
 std::string to_string(Verdict verdict);
+
+// One side of a metric: the record (the first baseline's, for several) and its per-run figures.
+struct MetricSide {
+  MetricRecord record;
+  std::vector<double> runs;             // round medians, or each file's median; never empty
+  std::vector<std::string> disturbed;   // "<file>: <evidence>" per disturbed file
+  double centre() const;                // median of `runs`
+};
 
 struct MetricChange {
   MetricRecord baseline, candidate;
-  std::optional<double> delta_pct;  // absent when the baseline median is 0 and the candidate's is not
+  std::vector<double> baseline_runs, candidate_runs;
+  double baseline_value = 0, candidate_value = 0;  // the centres the change is measured between
+  std::optional<double> delta_pct;  // absent when the baseline is 0 and the candidate is not
   double tolerance_pct = 0;
+  NoiseBand band;
   bool intervals_overlap = false;
   Verdict verdict = Verdict::unchanged;
-  std::string why;  // "within 5% tolerance", "-10.0% but the 95% intervals overlap", ...
+  std::string why;  // "within 5% tolerance", "run-to-run spread 21% exceeds the 5% tolerance: ...", ...
+  std::vector<std::string> missing_from;  // baseline files without this metric (params or probes differ)
 };
 
 struct EnvDifference {
@@ -45,9 +67,17 @@ struct ProbeStatusChange {
   std::string candidate_reason;
 };
 
+// A result document with the name it was given by (its path).
+struct LabelledResult {
+  std::string label;
+  nlohmann::json doc;
+};
+
 struct Comparison {
-  std::string baseline_label, candidate_label;  // file names as given
+  std::string baseline_label, candidate_label;  // file names as given (several baselines: joined)
+  std::vector<std::string> baseline_labels;
   std::vector<EnvDifference> env;
+  std::vector<EnvDifference> between_baselines;  // field "<file>: host.kernel"; the first baseline's value vs that file's
   std::vector<ProbeStatusChange> probes;
   std::vector<MetricChange> metrics;  // paired, in baseline order
   std::vector<MetricRecord> only_in_baseline, only_in_candidate;
@@ -61,9 +91,15 @@ struct Comparison {
 // Tolerance for one metric: the probe-qualified override, the name override, else the default.
 double tolerance_for(const CompareOptions& options, const MetricRecord& record);
 
+MetricChange compare_metric(const MetricSide& baseline, const MetricSide& candidate, double tolerance_pct);
+// One run each side, no rounds beyond what the records carry: the records' own round medians or medians.
 MetricChange compare_metric(const MetricRecord& baseline, const MetricRecord& candidate, double tolerance_pct);
 std::vector<EnvDifference> env_differences(const nlohmann::json& baseline_doc, const nlohmann::json& candidate_doc);
 
+// Several baselines pool their per-run figures per metric (paired by results/SCHEMA.md's key); a
+// metric some baselines lack is compared on those that have it and says which lack it.
+Comparison compare_results(const std::vector<LabelledResult>& baselines, const LabelledResult& candidate,
+                           const CompareOptions& options);
 Comparison compare_results(const nlohmann::json& baseline_doc, const nlohmann::json& candidate_doc,
                            const CompareOptions& options);
 

@@ -1,5 +1,9 @@
 #include "compare_render.hpp"
 
+#include <algorithm>
+#include <functional>
+#include <set>
+
 #include <fmt/format.h>
 
 #include "table.hpp"
@@ -13,17 +17,31 @@ std::string figure_with_interval(const MetricRecord& record) {
   return fmt::format("{} [{}, {}]", format_figure(record.median), format_figure(record.ci_lo), format_figure(record.ci_hi));
 }
 
+// With several runs, their median and range (the between-run noise); with one, the median and its interval.
+std::string figure_of_side(const MetricRecord& record, const std::vector<double>& runs, double centre) {
+  if (runs.size() < 2) return figure_with_interval(record);
+  const auto [lo, hi] = std::minmax_element(runs.begin(), runs.end());
+  return fmt::format("{} ({} runs: {} .. {})", format_figure(centre), runs.size(), format_figure(*lo), format_figure(*hi));
+}
+
+std::string noise_text(const MetricChange& m) {
+  if (m.verdict == Verdict::incomparable) return "";
+  return fmt::format("{:.1f}% {}", m.band.spread_pct, m.band.measured ? "measured" : "floor");
+}
+
+bool is_changed(const MetricChange& m) { return m.verdict == Verdict::regression || m.verdict == Verdict::improvement; }
+
 std::string delta_text(const MetricChange& change) {
   return change.delta_pct ? fmt::format("{:+.1f}%", *change.delta_pct) : "from 0";
 }
 
 std::string summary_line(const Comparison& c) {
   const std::size_t one_side = c.only_in_baseline.size() + c.only_in_candidate.size();
-  return fmt::format("**{}**: {} regressed, {} improved, {} unchanged, {} incomparable; {} in one file only; "
-                     "{} environment differences; {} probe status changes.",
+  return fmt::format("**{}**: {} regressed, {} improved, {} unchanged, {} inconclusive, {} not judged (disturbed), "
+                     "{} incomparable; {} in one file only; {} environment differences; {} probe status changes.",
                      c.has_regression() ? "REGRESSION" : "NO REGRESSION", c.count(Verdict::regression),
-                     c.count(Verdict::improvement), c.count(Verdict::unchanged), c.count(Verdict::incomparable),
-                     one_side, c.env.size(), c.probes.size());
+                     c.count(Verdict::improvement), c.count(Verdict::unchanged), c.count(Verdict::inconclusive),
+                     c.count(Verdict::disturbed), c.count(Verdict::incomparable), one_side, c.env.size(), c.probes.size());
 }
 
 std::string env_section(const Comparison& c) {
@@ -31,6 +49,15 @@ std::string env_section(const Comparison& c) {
   if (c.env.empty()) return out + "None: driver, CUDA, NCCL, kernel, GPUs and host match.\n\n";
   out += "| field | baseline | candidate |\n|---|---|---|\n";
   for (const auto& d : c.env)
+    out += fmt::format("| {} | {} | {} |\n", markdown_cell(d.field), markdown_cell(d.baseline), markdown_cell(d.candidate));
+  return out + "\n";
+}
+
+std::string between_baselines_section(const Comparison& c) {
+  if (c.between_baselines.empty()) return "";
+  std::string out = "## Differences between the baselines\n\nThe baselines are not runs of one unchanged node; "
+                    "their spread includes these differences.\n\n| field | first baseline | that baseline |\n|---|---|---|\n";
+  for (const auto& d : c.between_baselines)
     out += fmt::format("| {} | {} | {} |\n", markdown_cell(d.field), markdown_cell(d.baseline), markdown_cell(d.candidate));
   return out + "\n";
 }
@@ -43,24 +70,44 @@ std::string probe_section(const Comparison& c) {
   return out + "\n";
 }
 
-std::string metric_rows(const Comparison& c, bool changed_only) {
+std::string metric_rows(const Comparison& c, const std::function<bool(const MetricChange&)>& wanted) {
   std::string out;
   for (const auto& m : c.metrics) {
-    const bool changed = m.verdict == Verdict::regression || m.verdict == Verdict::improvement;
-    if (changed_only != changed) continue;
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", markdown_cell(display_name(m.baseline)),
-                       markdown_cell(m.baseline.unit), figure_with_interval(m.baseline), figure_with_interval(m.candidate),
-                       delta_text(m), to_string(m.verdict), markdown_cell(m.why));
+    if (!wanted(m)) continue;
+    std::string why = m.why;
+    if (!m.missing_from.empty()) {
+      why += "; not in baseline";
+      for (std::size_t i = 0; i < m.missing_from.size(); ++i) why += (i ? ", " : " ") + m.missing_from[i];
+      why += " (probe or params differ)";
+    }
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", markdown_cell(display_name(m.baseline)),
+                       markdown_cell(m.baseline.unit), figure_of_side(m.baseline, m.baseline_runs, m.baseline_value),
+                       figure_of_side(m.candidate, m.candidate_runs, m.candidate_value), delta_text(m), noise_text(m),
+                       to_string(m.verdict), markdown_cell(why));
   }
   return out;
 }
 
-std::string metrics_section(const std::string& title, const std::string& rows) {
+std::string metrics_section(const std::string& title, const std::string& note, const std::string& rows) {
   if (rows.empty()) return "";
-  return "## " + title +
-         "\n\n| metric | unit | baseline median [95% CI] | candidate median [95% CI] | change | verdict | why |\n"
-         "|---|---|---|---|---|---|---|\n" +
+  return "## " + title + "\n\n" + (note.empty() ? "" : note + "\n\n") +
+         "| metric | unit | baseline median [95% CI] or (runs: range) | candidate | change | run-to-run spread | verdict | why |\n"
+         "|---|---|---|---|---|---|---|---|\n" +
          rows + "\n";
+}
+
+// When a side had one run only: say the between-run noise is unknown and which floors stood in.
+std::string floors_section(const Comparison& c) {
+  std::set<std::string> floors;
+  for (const auto& m : c.metrics)
+    if (!m.band.measured && m.verdict != Verdict::incomparable)
+      floors.insert(fmt::format("- {} {}: {}", m.baseline.probe, m.baseline.name, m.band.source));
+  if (floors.empty()) return "";
+  std::string out = "## Between-run noise unknown\n\nNeither side has rounds (`--rounds N`) or several baselines for "
+                    "these figures, so the spread between runs of this node is not known; a per-metric floor "
+                    "stands in (harness/report/noise_band.cpp says where each comes from):\n\n";
+  for (const auto& line : floors) out += line + "\n";
+  return out + "\n";
 }
 
 std::string one_side_section(const std::string& title, const std::vector<MetricRecord>& records) {
@@ -76,12 +123,21 @@ std::string one_side_section(const std::string& title, const std::vector<MetricR
 std::string render_compare_markdown(const Comparison& c) {
   std::string out = "# nodeaudit compare\n\n";
   out += fmt::format("Baseline `{}`, candidate `{}`. Default tolerance {:g}%; a change counts only beyond the "
-                     "tolerance and when the 95% confidence intervals of the medians do not overlap.\n\n",
+                     "tolerance and beyond twice the run-to-run spread (from rounds and several baselines; a per-metric "
+                     "floor when neither side has them). A figure whose spread exceeds the tolerance is inconclusive; a "
+                     "figure from a disturbed run is not judged. Neither fails the gate.\n\n",
                      c.baseline_label, c.candidate_label, c.tolerance_pct);
   out += summary_line(c) + "\n\n";
-  out += env_section(c) + probe_section(c);
-  out += metrics_section("Changed beyond noise", metric_rows(c, true));
-  out += metrics_section("Unchanged", metric_rows(c, false));
+  out += env_section(c) + between_baselines_section(c) + probe_section(c);
+  out += metrics_section("Changed beyond noise", "", metric_rows(c, is_changed));
+  out += metrics_section("Inconclusive", "The node's run-to-run spread in these figures exceeds the tolerance.",
+                         metric_rows(c, [](const MetricChange& m) { return m.verdict == Verdict::inconclusive; }));
+  out += metrics_section("Not judged: disturbed runs", "Other processes used the node while these probes ran.",
+                         metric_rows(c, [](const MetricChange& m) { return m.verdict == Verdict::disturbed; }));
+  out += metrics_section("Unchanged", "", metric_rows(c, [](const MetricChange& m) {
+                           return m.verdict == Verdict::unchanged || m.verdict == Verdict::incomparable;
+                         }));
+  out += floors_section(c);
   out += one_side_section("Only in the baseline", c.only_in_baseline);
   out += one_side_section("Only in the candidate", c.only_in_candidate);
   return out;
@@ -97,6 +153,8 @@ std::string junit_metric_case(const MetricChange& m) {
   if (m.verdict == Verdict::regression)
     out += fmt::format("      <failure type=\"regression\" message=\"{}\">{}</failure>\n", xml_escape(delta_text(m) + " regression"),
                        xml_escape(detail));
+  else if (m.verdict == Verdict::inconclusive || m.verdict == Verdict::disturbed)
+    out += fmt::format("      <skipped message=\"{}\"/>\n", xml_escape(to_string(m.verdict) + ": " + m.why));
   else
     out += fmt::format("      <system-out>{}: {}</system-out>\n", to_string(m.verdict), xml_escape(detail));
   return out + "    </testcase>\n";
@@ -125,6 +183,7 @@ std::string render_compare_junit(const Comparison& c) {
   for (const auto& m : c.metrics) {
     cases += junit_metric_case(m);
     failures += m.verdict == Verdict::regression ? 1 : 0;
+    skipped += m.verdict == Verdict::inconclusive || m.verdict == Verdict::disturbed ? 1 : 0;
     ++tests;
   }
   for (const auto& r : c.only_in_baseline) cases += junit_one_side_case(r, "baseline"), ++skipped, ++tests;

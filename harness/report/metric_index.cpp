@@ -26,7 +26,8 @@ std::string label(const MetricRecord& record, const std::string& key) {
 
 namespace {
 
-MetricRecord record_of(const std::string& probe, const nlohmann::json& params, const nlohmann::json& metric) {
+MetricRecord record_of(const nlohmann::json& probe_entry, const nlohmann::json& params, const nlohmann::json& metric) {
+  const std::string probe = probe_entry.at("id").get<std::string>();
   MetricRecord record;
   record.probe = probe;
   record.params = params;
@@ -39,6 +40,10 @@ MetricRecord record_of(const std::string& probe, const nlohmann::json& params, c
   record.median = metric.at("median").get<double>();
   record.ci_lo = metric.at("ci95").at(0).get<double>();
   record.ci_hi = metric.at("ci95").at(1).get<double>();
+  if (metric.contains("round_medians")) record.round_medians = metric["round_medians"].get<std::vector<double>>();
+  record.disturbed = probe_entry.value("disturbed", false);
+  if (record.disturbed)
+    record.disturbance = probe_entry.at("disturbance").value("evidence", "foreign load while the probe ran");
   return record;
 }
 
@@ -47,9 +52,8 @@ MetricRecord record_of(const std::string& probe, const nlohmann::json& params, c
 std::vector<MetricRecord> collect_metrics(const nlohmann::json& result_doc) {
   std::vector<MetricRecord> records;
   for (const auto& probe : result_doc.at("probes")) {
-    const std::string id = probe.at("id").get<std::string>();
     const nlohmann::json params = probe.value("params", nlohmann::json::object());
-    for (const auto& metric : probe.at("metrics")) records.push_back(record_of(id, params, metric));
+    for (const auto& metric : probe.at("metrics")) records.push_back(record_of(probe, params, metric));
   }
   return records;
 }

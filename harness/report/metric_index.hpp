@@ -20,6 +20,9 @@ struct MetricRecord {
   bool higher_is_better = true;
   std::size_t n = 0;
   double median = 0, ci_lo = 0, ci_hi = 0;
+  std::vector<double> round_medians;  // one per round with --rounds N > 1; empty otherwise
+  bool disturbed = false;             // the probe ran beside foreign load (results/SCHEMA.md)
+  std::string disturbance;            // its evidence, when disturbed
 };
 
 // "probe|params|name|labels", stable across documents (params and labels are sorted by key).

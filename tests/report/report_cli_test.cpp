@@ -126,3 +126,29 @@ TEST_F(CompareCli, ReportRefusesNamesAndPricesThatMatchNothing) {
   expect_one_line_error(run_process({NODEAUDIT_BINARY, "report", a, a}), "given to two results");
   expect_one_line_error(run_process({NODEAUDIT_BINARY, "report", a, fixture("truncated.json")}), "truncated or corrupt");
 }
+
+// compare with run-to-run noise: several baselines, inconclusive and disturbed figures never exit 1.
+TEST_F(CompareCli, RoundsAndSeveralBaselinesGateOnlyOnChangesBeyondTheNoise) {
+  const ProcessResult regressed = run_process({NODEAUDIT_BINARY, "compare", fixture("rounds-baseline.json"),
+                                               fixture("rounds-baseline-b.json"), fixture("rounds-candidate-drop.json")});
+  EXPECT_EQ(regressed.exit_code, 1) << regressed.err;
+  EXPECT_NE(regressed.out.find("## Inconclusive"), std::string::npos) << regressed.out;
+  EXPECT_NE(regressed.out.find("run-to-run spread 20% exceeds the 5% tolerance"), std::string::npos) << regressed.out;
+  const ProcessResult disturbed =
+      run_process({NODEAUDIT_BINARY, "compare", fixture("rounds-baseline.json"), fixture("rounds-candidate-disturbed.json")});
+  EXPECT_EQ(disturbed.exit_code, 0) << disturbed.err;
+  EXPECT_NE(disturbed.out.find("candidate disturbed"), std::string::npos) << disturbed.out;
+  const std::string junit = dir_ + "/rounds.xml";
+  const ProcessResult only_noise = run_process({NODEAUDIT_BINARY, "compare", fixture("rounds-baseline.json"),
+                                                fixture("rounds-baseline.json"), "--junit", junit});
+  EXPECT_EQ(only_noise.exit_code, 0) << only_noise.err;
+  std::ifstream in(junit);
+  const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(xml.find("<skipped message=\"inconclusive: run-to-run spread 20%"), std::string::npos) << xml;
+}
+
+TEST_F(CompareCli, OneFileIsNotAComparison) {
+  const ProcessResult r = run_process({NODEAUDIT_BINARY, "compare", fixture("rounds-baseline.json")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}

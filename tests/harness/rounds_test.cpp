@@ -1,0 +1,70 @@
+// Rounds: the interleaved order and how the entries of one probe's rounds become one entry.
+#include <gtest/gtest.h>
+
+#include "result.hpp"
+#include "rounds.hpp"
+
+using namespace nodeaudit;
+
+namespace {
+
+nlohmann::json round_entry(const std::vector<double>& samples, const std::string& status = "ok") {
+  Metric m{"bandwidth", "GB/s", Better::higher, {{"kernel", "triad"}}, samples};
+  Outcome outcome{status == "ok" ? Status::ok : parse_status(status), status == "ok" ? "" : "it broke"};
+  return probe_entry("host.memory-bandwidth", outcome, nlohmann::json::object(), 2.0, {m}, {},
+                     nlohmann::json::object());
+}
+
+}  // namespace
+
+TEST(RoundOrder, EachRoundRotatesThePlanSoNoProbeIsAlwaysFirst) {
+  EXPECT_EQ(round_order(3, 0), (std::vector<std::size_t>{0, 1, 2}));
+  EXPECT_EQ(round_order(3, 1), (std::vector<std::size_t>{1, 2, 0}));
+  EXPECT_EQ(round_order(3, 2), (std::vector<std::size_t>{2, 0, 1}));
+  EXPECT_EQ(round_order(3, 3), (std::vector<std::size_t>{0, 1, 2}));
+  EXPECT_TRUE(round_order(0, 1).empty());
+}
+
+TEST(MergeRounds, PoolsTheSamplesAndKeepsEachRoundsMedian) {
+  const nlohmann::json merged =
+      merge_rounds({round_entry({10, 11, 12}), round_entry({20, 21, 22}), round_entry({30, 31, 32})}, 3);
+  EXPECT_EQ(merged["status"], "ok");
+  EXPECT_EQ(merged["rounds"], 3);
+  EXPECT_DOUBLE_EQ(merged["duration_s"].get<double>(), 6.0);
+  ASSERT_EQ(merged["metrics"].size(), 1u);
+  const nlohmann::json& m = merged["metrics"][0];
+  EXPECT_EQ(m["n"], 9);
+  EXPECT_EQ(m["round_medians"], (std::vector<double>{11, 21, 31}));
+  EXPECT_DOUBLE_EQ(m["median"].get<double>(), 21);
+  nlohmann::json doc = new_result_document("standard", "", {"nodeaudit"}, {{"host", nlohmann::json::object()}});
+  doc["probes"].push_back(merged);
+  EXPECT_TRUE(validate_result(doc).empty()) << validate_result(doc).front();
+}
+
+TEST(MergeRounds, OneRoundIsLeftAsItIs) {
+  const nlohmann::json one = round_entry({1, 2, 3});
+  EXPECT_EQ(merge_rounds({one}, 1), one);
+}
+
+TEST(MergeRounds, ARoundThatFailedSetsTheStatusAndSaysWhichRound) {
+  const nlohmann::json merged = merge_rounds({round_entry({1, 2, 3}), round_entry({}, "crashed")}, 3);
+  EXPECT_EQ(merged["status"], "crashed");
+  EXPECT_EQ(merged["reason"], "round 2 of 3: it broke");
+}
+
+TEST(MergeRounds, FewerRoundsThanPlannedWithoutAFailureWereInterrupted) {
+  const nlohmann::json merged = merge_rounds({round_entry({1, 2, 3})}, 3);
+  EXPECT_EQ(merged["status"], "interrupted");
+  EXPECT_EQ(merged["reason"], "interrupted after 1 of 3 rounds");
+}
+
+TEST(MergeRounds, OneDisturbedRoundMarksTheProbeWithTheWorstRoundsEvidence) {
+  nlohmann::json calm = round_entry({1, 2, 3}), loaded = round_entry({1, 2, 3});
+  calm["disturbance"] = {{"disturbed", false}, {"cpu_foreign_share_pct", 1.0}};
+  loaded["disturbance"] = {{"disturbed", true}, {"cpu_foreign_share_pct", 40.0}, {"evidence", "a hog"}};
+  const nlohmann::json merged = merge_rounds({calm, loaded, calm}, 3);
+  EXPECT_TRUE(merged["disturbed"].get<bool>());
+  EXPECT_EQ(merged["disturbance"]["evidence"], "a hog");
+  EXPECT_EQ(merged["disturbance"]["rounds_disturbed"], 1);
+  EXPECT_EQ(merged["disturbance"]["rounds_judged"], 3);
+}
