@@ -72,9 +72,9 @@ podman build -f "$repo/Containerfile" --build-arg "BASE=$base" --build-arg "RUNT
 step "image built: $(podman image inspect --format '{{.Size}}' "$image") bytes"
 
 mkdir -p "$work/data" "$work/results"
-step "audit: run --only 'host.*,storage.*' --level quick, data dir and results bind-mounted"
+step "audit: run --only 'host.*,storage.*' --level quick, data dir and results bind-mounted, io_uring allowed"
 set +e
-podman_run -v "$work/data:/data" -v "$work/results:/results" "$image" \
+podman_run --security-opt seccomp=unconfined -v "$work/data:/data" -v "$work/results:/results" "$image" \
   run --only 'host.*,storage.*' --level quick --data-dir /data --out /results/ >"$work/run.log" 2>&1
 rc=$?
 set -e
@@ -94,8 +94,22 @@ for pid in ("host.config", "storage.read"):
     assert pid in probes, f"{pid} missing from the run"
 bad = [f"{p['id']}: {p['status']} {p.get('reason', '')}" for p in probes.values() if p["status"] not in ("ok", "skipped")]
 assert not bad, "probes did not finish: " + "; ".join(bad)
+assert probes["storage.read"]["status"] == "ok", f"storage.read: {probes['storage.read']['status']} {probes['storage.read'].get('reason')}"
 print("container-check: result", sys.argv[1].split("/")[-1], "-", len(probes), "probes,",
       sum(p["status"] == "ok" for p in probes.values()), "ok; container", c["runtime"], "evidence:", "; ".join(c["evidence"]))
+EOF
+
+step "default seccomp profile: storage probes skip and say how to allow io_uring"
+podman_run -v "$work/data:/data" "$image" run --only storage.read --level quick --data-dir /data --format json \
+  --out /tmp/ >"$work/seccomp.json" 2>"$work/seccomp.log" || true
+python3 - "$work/seccomp.json" <<'EOF' || { cat "$work/seccomp.log"; fail "seccomp check failed (above)"; }
+import json, sys
+p = json.load(open(sys.argv[1]))["probes"][0]
+if p["status"] == "ok":
+    print("container-check: this engine's default seccomp profile allows io_uring; storage.read ran")
+else:
+    assert "seccomp=unconfined" in p.get("reason", ""), f"storage.read {p['status']} without the seccomp hint: {p.get('reason')}"
+    print("container-check: storage.read skipped:", p["reason"])
 EOF
 
 step "GPU probes in a GPU-less container are skipped with the reason"

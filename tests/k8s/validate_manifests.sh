@@ -23,7 +23,7 @@ fi
 "$validator" --strict "${manifests[@]}"
 
 for m in "${manifests[@]}"; do
-  for needed in 'nvidia.com/gpu: 8' 'mountPath: /data' '--data-dir' 'nodeaudit.prom' 'IPC_LOCK' 'hostIPC: true'; do
+  for needed in 'nvidia.com/gpu: 8' 'mountPath: /data' '--data-dir' 'nodeaudit.prom' 'IPC_LOCK' 'hostIPC: true' 'type: Unconfined'; do
     grep -q -- "$needed" "$m" || { echo "FAIL: $m lacks '$needed'"; exit 1; }
   done
 done
