@@ -29,9 +29,11 @@ command -v "$runtime" >/dev/null || skip "OCI runtime $runtime not installed"
 command -v python3 >/dev/null || skip "python3 not installed (used to read the result JSON)"
 
 work=$(mktemp -d /tmp/nodeaudit-container-check.XXXXXX)
+# The image goes first: podman needs the private containers.conf under $work. The build stage's
+# layers stay in podman's cache for the next run (`podman image prune` frees them).
 cleanup() {
-  rm -rf "$work"
   [[ $keep_image -eq 1 ]] || podman rmi -f "$image" >/dev/null 2>&1 || true
+  rm -rf "$work"
 }
 trap cleanup EXIT
 
@@ -123,7 +125,7 @@ for p in probes:
 print("container-check:", len(probes), "GPU probes skipped, e.g.", probes[0]["id"] + ":", probes[0]["reason"])
 EOF
 
-step "cgroup limits: --cpus 1 --memory 2g are what env records and host.config judges"
+step "cgroup limits: --cpus 1 --memory 2g are what env records"
 if podman_run --cpus 1 --memory 2g "$image" env --format json >"$work/limits.json" 2>"$work/limits.log"; then
   python3 - "$work/limits.json" <<'EOF' || fail "limit checks failed (above)"
 import json, sys
