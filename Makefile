@@ -2,7 +2,7 @@
 #   make audit   install what is missing, build, print the env and run the default audit
 #   make test    install what is missing, build, run the test suite
 # Knobs: BUILD_DIR, LEVEL, PROFILE, DATA_DIR, OUT, TARGET_GPUS, AUDIT_FLAGS (more `run` options),
-# CUDA_ARCHS (e.g. native on a GPU node), JOBS.
+# CUDA_ARCHS (e.g. native on a GPU node), JOBS, DEPS_FLAGS (--build-only: only what the binary needs).
 BUILD_DIR ?= build
 LEVEL ?= quick
 PROFILE ?= llm-finetune-7b
@@ -16,11 +16,12 @@ TARGET_GPUS ?= $(if $(wildcard /dev/nvidia[0-9]*),,h100x8)
 JOBS ?= $(shell nproc)
 CUDA_ARCHS ?= 80;90
 CMAKE_FLAGS ?=
+DEPS_FLAGS ?=
 
 .PHONY: audit audit-run test deps configure build sanitize clean
 
 deps:
-	@bash scripts/install-deps.sh
+	@bash scripts/install-deps.sh $(DEPS_FLAGS)
 
 configure: deps
 	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCHS)" $(CMAKE_FLAGS)

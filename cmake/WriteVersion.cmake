@@ -4,7 +4,10 @@ execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY ${SOURCE
                 OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
 execute_process(COMMAND git status --porcelain --untracked-files=no WORKING_DIRECTORY ${SOURCE_DIR}
                 OUTPUT_VARIABLE dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-if(NOT commit)
+# A copy without .git (a container build context) gets the commit from the one who copied it.
+if(NOT commit AND DEFINED ENV{NODEAUDIT_GIT_COMMIT} AND NOT "$ENV{NODEAUDIT_GIT_COMMIT}" STREQUAL "")
+  set(commit "$ENV{NODEAUDIT_GIT_COMMIT}")
+elseif(NOT commit)
   set(commit "unknown")
 elseif(dirty)
   set(commit "${commit}-dirty")

@@ -1,6 +1,7 @@
 #include "env.hpp"
 
 #include <hwloc.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/statvfs.h>
@@ -12,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "container.hpp"
 #include "nvml.hpp"
 #include "procfs.hpp"
 #include "registry.hpp"
@@ -112,6 +114,32 @@ nlohmann::json collect_gpus(const Nvml& nvml, nlohmann::json& env) {
   return gpus;
 }
 
+// CPUs this process may run on (sched_getaffinity): a container's --cpuset-cpus, taskset, Slurm.
+int affinity_cpu_count() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+}
+
+std::string limit_text(const nlohmann::json& c) {
+  const nlohmann::json cpu = c.value("cpu_limit", nlohmann::json(nullptr)), memory = c.value("memory_limit_bytes", nlohmann::json(nullptr));
+  std::string out = cpu.is_number() ? fmt::format("CPU limit {:.2f} ({})", cpu.get<double>(), c.value("cpu_limit_source", "")) : "no CPU limit";
+  out += memory.is_number() ? fmt::format(", memory limit {} ({})", format_bytes(memory.get<double>()), c.value("memory_limit_source", ""))
+                            : ", no memory limit";
+  return out + fmt::format("; a job here gets {} cores, {}", c.value("usable_cores", 0), format_bytes(c.value("usable_ram_bytes", 0.0)));
+}
+
+// One line when in a container or under a cgroup limit; nothing on a plain host, so its output is unchanged.
+std::string render_container(const nlohmann::json& c) {
+  const bool limited = c.value("cpu_limit", nlohmann::json(nullptr)).is_number() || c.value("memory_limit_bytes", nlohmann::json(nullptr)).is_number();
+  if (c.value("detected", false)) {
+    std::string evidence;
+    for (const auto& e : c.value("evidence", nlohmann::json::array())) evidence += (evidence.empty() ? "" : "; ") + e.get<std::string>();
+    return fmt::format("container {} ({}): {}\n", c.value("runtime", "unknown"), evidence, limit_text(c));
+  }
+  return limited ? fmt::format("cgroup    {}\n", limit_text(c)) : "";
+}
+
 }  // namespace
 
 std::string host_name() {
@@ -159,10 +187,13 @@ nlohmann::json collect_env(const std::string& data_dir, const Nvml& nvml) {
   if (uname(&u) == 0) host["kernel"] = u.release;
   host["os"] = os_pretty_name();
   env["host"] = host;
+  const ContainerInfo container = detect_container();
+  env["container"] = container_json(container, host.value("cores", 0), affinity_cpu_count(), host.value("ram_total_bytes", 0ull));
   if (!data_dir.empty()) {
     const PathStorage s = describe_path_storage(data_dir);
     env["data_dir"] = {{"path", data_dir}, {"filesystem", s.filesystem}, {"device", s.device},
-                       {"mount_point", s.mount_point}, {"free_bytes", s.free_bytes}};
+                       {"mount_point", s.mount_point}, {"free_bytes", s.free_bytes},
+                       {"on_container_layer", container.detected && on_container_layer(data_dir)}};
   }
   env["software"] = nlohmann::json::object();
   env["gpus"] = collect_gpus(nvml, env);
@@ -186,10 +217,14 @@ std::string render_env(const nlohmann::json& env) {
                        format_bytes(n.value("memory_bytes", 0.0)));
   out += fmt::format("memory    {} total, {} available\n", format_bytes(h.value("ram_total_bytes", 0.0)),
                      format_bytes(h.value("ram_available_bytes", 0.0)));
+  if (env.contains("container")) out += render_container(env["container"]);
   if (env.contains("data_dir")) {
     const auto& d = env["data_dir"];
     out += fmt::format("data-dir  {} on {} ({}), {} free\n", d.value("path", ""), d.value("device", "?"),
                        d.value("filesystem", "?"), format_bytes(d.value("free_bytes", 0.0)));
+    if (d.value("on_container_layer", false))
+      out += "warning   the data dir is on the container's own writable layer (overlay), not a mount: storage probes measure "
+             "the overlay, not the storage under test; bind-mount a directory of that storage (-v /mnt/nvme/audit:/data)\n";
   }
   out += fmt::format("gpus      {}\n", env.value("gpu_status", "unknown"));
   const nlohmann::json gpus = env.value("gpus", nlohmann::json::array());

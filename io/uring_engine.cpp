@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "container.hpp"
 #include "uring_chain.hpp"
 
 namespace nodeaudit::io {
@@ -46,6 +47,10 @@ std::unique_ptr<UringWorker> UringWorker::create(const EngineOptions& options, s
   if (rc < 0) {
     error = fmt::format("io_uring_queue_init (queue depth {}{}{}): {}", options.queue_depth,
                         options.sqpoll ? ", SQPOLL" : "", options.iopoll ? ", IOPOLL" : "", errno_text(rc));
+    // Docker's and podman's default seccomp profiles refuse io_uring_setup; say how to allow it.
+    if ((rc == -ENOSYS || rc == -EPERM) && detect_container().detected)
+      error += "; in a container the default seccomp profile blocks io_uring: run it with --security-opt seccomp=unconfined "
+               "(Kubernetes: securityContext.seccompProfile.type Unconfined)";
     return nullptr;
   }
   w->ring_ready_ = true;

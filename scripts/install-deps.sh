@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages nodeaudit builds and tests with. Idempotent: packages already
 # present are left alone, and the script says exactly what it installs.
-# Usage: scripts/install-deps.sh [--with-bench]   (--with-bench adds the reference tools used by bench/)
+# Usage: scripts/install-deps.sh [--with-bench | --build-only]
+#   --with-bench  adds the reference tools used by bench/
+#   --build-only  only what building the nodeaudit binary needs (no test, benchmark or report-browser
+#                 packages): the container image's build stage uses it
 set -euo pipefail
 
 build_packages=(
@@ -12,11 +15,19 @@ build_packages=(
   python3 chromium
 )
 bench_packages=(fio libjpeg-turbo-progs netpipe-openmpi likwid jq)
+binary_only_packages=(
+  cmake make g++ pkg-config
+  liburing-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev libhwloc-dev
+  libturbojpeg0-dev libopenmpi-dev openmpi-bin
+)
 
 wanted=("${build_packages[@]}")
-if [[ "${1:-}" == "--with-bench" ]]; then
-  wanted+=("${bench_packages[@]}")
-fi
+case "${1:-}" in
+  --with-bench) wanted+=("${bench_packages[@]}") ;;
+  --build-only) wanted=("${binary_only_packages[@]}") ;;
+  "") ;;
+  *) echo "install-deps: unknown option '$1'; expected --with-bench or --build-only" >&2; exit 2 ;;
+esac
 
 missing=()
 for pkg in "${wanted[@]}"; do

@@ -3,11 +3,13 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include <fmt/format.h>
 
+#include "../container.hpp"
 #include "../errors.hpp"
 #include "../result.hpp"
 
@@ -97,20 +99,43 @@ RunSettings make_settings(const CommonOptions& o, int gpus_on_node, const std::s
   return s;
 }
 
+namespace {
+
+// In a container a results directory that is missing is most often a volume that was not mounted.
+std::string missing_dir_hint(const std::string& dir, const ContainerInfo& container) {
+  if (!container.detected) return "give an existing directory";
+  return fmt::format("in a container, mount a results volume there (-v HOST_DIR:{}) or give an existing directory", dir);
+}
+
+// Results written to the container's own layer vanish with the container; said before measuring.
+void warn_if_on_container_layer(const std::string& dir, const ContainerInfo& container) {
+  if (container.detected && on_container_layer(dir))
+    std::fprintf(stderr, "nodeaudit: warning: results go to %s on the container's own writable layer and are lost with the container; "
+                         "mount a volume (-v HOST_DIR:/results) and give --out /results/\n", dir.c_str());
+}
+
+}  // namespace
+
 OutPath resolve_out_path(const std::string& out, const std::string& default_dir, const std::string& host) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  const ContainerInfo container = detect_container();
   if (out.empty()) {
     fs::create_directories(default_dir, ec);
     if (ec) throw UsageError(default_dir, "cannot create the results directory: " + ec.message());
+    warn_if_on_container_layer(default_dir, container);
     return {(fs::path(default_dir) / default_result_name(host)).string(), true};
   }
-  if (fs::is_directory(out, ec)) return {(fs::path(out) / default_result_name(host)).string(), true};
-  if (out.back() == '/') throw UsageError("--out " + out, "directory does not exist");
+  if (fs::is_directory(out, ec)) {
+    warn_if_on_container_layer(out, container);
+    return {(fs::path(out) / default_result_name(host)).string(), true};
+  }
+  if (out.back() == '/') throw UsageError("--out " + out, "directory does not exist; " + missing_dir_hint(out, container));
   const fs::path parent = fs::path(out).has_parent_path() ? fs::path(out).parent_path() : fs::path(".");
   if (!fs::is_directory(parent, ec))
-    throw UsageError("--out " + out, "directory " + parent.string() + " does not exist; give an existing directory");
+    throw UsageError("--out " + out, "directory " + parent.string() + " does not exist; " + missing_dir_hint(parent.string(), container));
   if (fs::exists(out, ec)) throw UsageError("--out " + out, "already exists; nodeaudit never overwrites a file");
+  warn_if_on_container_layer(parent.string(), container);
   return {out, false};
 }
 

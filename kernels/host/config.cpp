@@ -7,8 +7,9 @@
 // cores per GPU (>= 4), and the kernel log for NVIDIA Xid events (GPU faults the driver logged:
 // fallen off the bus, ECC, NVLink), read here rather than in gpu.config because a GPU that fell off
 // the bus is invisible to CUDA. No figure is measured, so no metric is recorded.
-// Pitfalls: inside a container /dev/shm, ulimit -l and the CPU affinity are the container's, which is
-// what a training job in the same container gets; cpufreq is often hidden in VMs (then not judged);
+// Pitfalls: inside a container /dev/shm, ulimit -l, the CPU affinity and the cgroup CPU and memory
+// limits are the container's, which is what a training job in the same container gets (RAM and cores
+// per GPU are judged on them); the host's governor and IOMMU may be hidden (then not judged); cpufreq is often hidden in VMs (then not judged);
 // the kernel log holds only what its ring buffer still has, and a container may not read it at all
 // (then not judged, never a pass).
 #include "config_rules.hpp"
@@ -38,9 +39,11 @@ GpuInventory gpu_inventory() {
 
 Outcome check_config(ProbeContext& ctx) {
   const GpuInventory gpus = gpu_inventory();
-  for (Finding& f : check_node_config(ConfigPaths{}, gpus, static_cast<int>(allowed_cpus().size())))
+  const ContainerInfo container = detect_container();
+  for (Finding& f : check_node_config(ConfigPaths{}, gpus, static_cast<int>(allowed_cpus().size()), container))
     ctx.add_finding(f.severity, std::move(f.code), std::move(f.message));
   ctx.info()["gpus"] = gpus.gpus;
+  ctx.info()["container"] = container.detected ? container.runtime : "";
   return Outcome::ok();
 }
 

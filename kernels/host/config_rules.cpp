@@ -38,7 +38,7 @@ std::optional<std::string> selected_choice(const std::string& text) {
   return text.substr(open + 1, close - open - 1);
 }
 
-Finding check_cpu_governor(const std::string& cpu_dir) {
+Finding check_cpu_governor(const std::string& cpu_dir, const ContainerInfo& container) {
   const std::string where = cpu_dir + "/cpuN/cpufreq/scaling_governor";
   std::map<std::string, int> by_governor;
   int cpus = 0;
@@ -48,6 +48,10 @@ Finding check_cpu_governor(const std::string& cpu_dir) {
     if (!std::regex_match(entry.path().filename().string(), cpu_name)) continue;
     if (auto g = procfs::read_first_line((entry.path() / "cpufreq" / "scaling_governor").string())) ++by_governor[*g], ++cpus;
   }
+  if (cpus == 0 && container.detected)
+    return info("host_config.governor", fmt::format("not judged (in a container: {} shows no frequency governor, and the host's "
+                                                    "is not visible from here; run `cpupower frequency-info` on the host); expected 'performance'",
+                                                    where));
   if (cpus == 0)
     return info("host_config.governor", fmt::format("no CPU exposes a frequency governor ({} not readable; cpufreq is often hidden in VMs): "
                                                     "not judged; expected 'performance'", where));

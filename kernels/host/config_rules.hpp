@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "container.hpp"
 #include "metric.hpp"
 
 namespace nodeaudit::host {
@@ -37,7 +38,9 @@ std::vector<int> parse_cpu_list(const std::string& text);
 // The bracketed choice of a sysfs selector ("always [madvise] never" -> "madvise").
 std::optional<std::string> selected_choice(const std::string& text);
 
-Finding check_cpu_governor(const std::string& cpu_dir);
+// A rule whose host setting a container cannot see says `not judged (in a container: ...)` when the
+// reading is missing and `container` says it runs in one, instead of guessing from the empty reading.
+Finding check_cpu_governor(const std::string& cpu_dir, const ContainerInfo& container = {});
 Finding check_transparent_hugepages(const std::string& thp_dir);
 Finding check_swap(const std::string& swaps_path);
 // /dev/shm size from statvfs; judge_shm_size takes the size (or the error) so tests can feed numbers.
@@ -47,11 +50,15 @@ Finding judge_shm_size(const std::string& shm_path, std::optional<std::uint64_t>
 Finding check_memlock(const std::string& meminfo_path);
 Finding judge_memlock(std::optional<std::uint64_t> soft_limit_bytes, std::optional<std::uint64_t> ram_bytes);
 Finding check_numa_balancing(const std::string& path);
-Finding check_iommu(const std::string& cmdline_path, const std::string& iommu_class_dir, const std::string& iommu_groups_dir);
-Finding check_host_ram_vs_gpu_memory(const std::string& meminfo_path, const GpuInventory& gpus);
-// Physical cores from cpu_dir (online list + topology); `allowed_cpus` is this process's affinity.
-Finding check_cores_per_gpu(const std::string& cpu_dir, int allowed_cpus, const GpuInventory& gpus);
+Finding check_iommu(const std::string& cmdline_path, const std::string& iommu_class_dir, const std::string& iommu_groups_dir,
+                    const ContainerInfo& container = {});
+// Judged on the cgroup memory limit when there is one below MemTotal: that is what a job here gets.
+Finding check_host_ram_vs_gpu_memory(const std::string& meminfo_path, const GpuInventory& gpus, const ContainerInfo& container = {});
+// Physical cores from cpu_dir (online list + topology); `allowed_cpus` is this process's affinity;
+// a cgroup CPU quota below both is judged instead.
+Finding check_cores_per_gpu(const std::string& cpu_dir, int allowed_cpus, const GpuInventory& gpus, const ContainerInfo& container = {});
 
-std::vector<Finding> check_node_config(const ConfigPaths& paths, const GpuInventory& gpus, int allowed_cpus);
+std::vector<Finding> check_node_config(const ConfigPaths& paths, const GpuInventory& gpus, int allowed_cpus,
+                                       const ContainerInfo& container = {});
 
 }  // namespace nodeaudit::host

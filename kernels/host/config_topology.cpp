@@ -90,11 +90,17 @@ std::vector<int> parse_cpu_list(const std::string& text) {
   return cpus;
 }
 
-Finding check_iommu(const std::string& cmdline_path, const std::string& iommu_class_dir, const std::string& iommu_groups_dir) {
+Finding check_iommu(const std::string& cmdline_path, const std::string& iommu_class_dir, const std::string& iommu_groups_dir,
+                    const ContainerInfo& container) {
   const std::string options = iommu_options(read_all(cmdline_path));
   const std::string cmdline_text = options.empty() ? fmt::format("no IOMMU options in {}", cmdline_path) : fmt::format("{} has '{}'", cmdline_path, options);
   const std::size_t units = count_entries(iommu_class_dir);
   const std::string expected = "expected off or passthrough (iommu=pt) on a GPU node";
+  // A container's /sys may hide the host's IOMMU units; no unit there is not proof that none is active.
+  if (units == 0 && container.detected)
+    return info("host_config.iommu", fmt::format("not judged (in a container: no IOMMU units visible in {}, which may hide the host's; {}); "
+                                                 "check `ls /sys/class/iommu` and /proc/cmdline on the host; {}",
+                                                 iommu_class_dir, cmdline_text, expected));
   if (units == 0)
     return info("host_config.iommu", fmt::format("IOMMU not active: no units in {} ({}); {}", iommu_class_dir, cmdline_text, expected));
   const std::map<std::string, int> types = group_types(iommu_groups_dir);
@@ -109,24 +115,30 @@ Finding check_iommu(const std::string& cmdline_path, const std::string& iommu_cl
                                                read, expected));
 }
 
-Finding check_host_ram_vs_gpu_memory(const std::string& meminfo_path, const GpuInventory& gpus) {
+Finding check_host_ram_vs_gpu_memory(const std::string& meminfo_path, const GpuInventory& gpus, const ContainerInfo& container) {
   if (gpus.gpus <= 0)
     return info("host_config.host_ram", fmt::format("host RAM vs GPU memory not judged: no GPU ({}); expected RAM at least {:.0f}x the total GPU memory",
                                                     gpus.why_none.empty() ? "NVML reports 0 devices" : gpus.why_none, min_ram_to_gpu_memory));
   const auto meminfo = procfs::read_meminfo(meminfo_path);
   if (!meminfo.count("MemTotal")) return info("host_config.host_ram", fmt::format("MemTotal not found in {}: not judged", meminfo_path));
   if (!gpus.total_memory_bytes) return info("host_config.host_ram", "a GPU did not report its memory size (NVML): not judged");
-  const double ram = static_cast<double>(meminfo.at("MemTotal")), gpu_memory = static_cast<double>(*gpus.total_memory_bytes);
+  const std::uint64_t mem_total = meminfo.at("MemTotal");
+  const std::optional<std::uint64_t> limit = container.limits.memory_limit_bytes;
+  const bool limited = limit && *limit < mem_total;
+  const double ram = static_cast<double>(usable_ram_bytes(mem_total, limit)), gpu_memory = static_cast<double>(*gpus.total_memory_bytes);
   const double ratio = ram / gpu_memory;
-  const std::string read = fmt::format("host RAM {} (MemTotal, {}) is {:.2f}x the {} GPU(s)' {} of memory (NVML)", format_bytes(ram), meminfo_path,
-                                       ratio, gpus.gpus, format_bytes(gpu_memory));
+  const std::string ram_text =
+      limited ? fmt::format("the cgroup memory limit {} ({}; the host has {} MemTotal)", format_bytes(ram), container.limits.memory_limit_source,
+                            format_bytes(static_cast<double>(mem_total)))
+              : fmt::format("host RAM {} (MemTotal, {})", format_bytes(ram), meminfo_path);
+  const std::string read = fmt::format("{} is {:.2f}x the {} GPU(s)' {} of memory (NVML)", ram_text, ratio, gpus.gpus, format_bytes(gpu_memory));
   if (ratio < min_ram_to_gpu_memory)
     return warn("host_config.host_ram", fmt::format("{}; expected at least {:.0f}x (plan 2-4x): page cache for the dataset, pinned staging "
                                                     "buffers and CPU-offloaded optimizer state compete for the rest", read, min_ram_to_gpu_memory));
   return info("host_config.host_ram", fmt::format("{}; expected at least {:.0f}x", read, min_ram_to_gpu_memory));
 }
 
-Finding check_cores_per_gpu(const std::string& cpu_dir, int allowed_cpus, const GpuInventory& gpus) {
+Finding check_cores_per_gpu(const std::string& cpu_dir, int allowed_cpus, const GpuInventory& gpus, const ContainerInfo& container) {
   const std::vector<int> online = parse_cpu_list(procfs::read_first_line(cpu_dir + "/online").value_or(""));
   std::set<std::pair<std::string, std::string>> cores;  // (package, core) pairs
   bool topology = !online.empty();
@@ -140,8 +152,12 @@ Finding check_cores_per_gpu(const std::string& cpu_dir, int allowed_cpus, const 
   const int physical = topology ? static_cast<int>(cores.size()) : logical;
   const std::string counted = topology ? fmt::format("{} physical cores, {} logical CPUs online (read {}/online and cpuN/topology)", physical, logical, cpu_dir)
                                        : fmt::format("{} logical CPUs ({}/cpuN/topology not readable, so logical CPUs are counted)", logical, cpu_dir);
-  const int usable = std::min(physical, allowed_cpus);
-  const std::string limit = allowed_cpus < logical ? fmt::format("; this process may use only {} of them (sched_getaffinity), judged on those", allowed_cpus) : "";
+  const int by_affinity = std::min(physical, allowed_cpus);
+  const int usable = usable_cores(physical, allowed_cpus, container.limits.cpu_limit);
+  std::string limit = allowed_cpus < logical ? fmt::format("; this process may use only {} of them (sched_getaffinity), judged on those", allowed_cpus) : "";
+  if (usable < by_affinity)
+    limit = fmt::format("; the cgroup CPU quota is {:.2f} CPUs ({}), so a job here keeps {} busy, judged on those", *container.limits.cpu_limit,
+                        container.limits.cpu_limit_source, usable);
   if (gpus.gpus <= 0)
     return info("host_config.cores_per_gpu", fmt::format("{}{}; cores per GPU not judged: no GPU ({})", counted, limit,
                                                          gpus.why_none.empty() ? "NVML reports 0 devices" : gpus.why_none));
@@ -153,16 +169,17 @@ Finding check_cores_per_gpu(const std::string& cpu_dir, int allowed_cpus, const 
   return info("host_config.cores_per_gpu", fmt::format("{}; expected at least {:.0f}", read, min_cores_per_gpu));
 }
 
-std::vector<Finding> check_node_config(const ConfigPaths& paths, const GpuInventory& gpus, int allowed_cpus) {
-  std::vector<Finding> findings{check_cpu_governor(paths.cpu_dir),
+std::vector<Finding> check_node_config(const ConfigPaths& paths, const GpuInventory& gpus, int allowed_cpus,
+                                       const ContainerInfo& container) {
+  std::vector<Finding> findings{check_cpu_governor(paths.cpu_dir, container),
           check_transparent_hugepages(paths.thp_dir),
           check_swap(paths.swaps),
           check_shm(paths.shm),
           check_memlock(paths.meminfo),
           check_numa_balancing(paths.numa_balancing),
-          check_iommu(paths.cmdline, paths.iommu_class, paths.iommu_groups),
-          check_host_ram_vs_gpu_memory(paths.meminfo, gpus),
-          check_cores_per_gpu(paths.cpu_dir, allowed_cpus, gpus)};
+          check_iommu(paths.cmdline, paths.iommu_class, paths.iommu_groups, container),
+          check_host_ram_vs_gpu_memory(paths.meminfo, gpus, container),
+          check_cores_per_gpu(paths.cpu_dir, allowed_cpus, gpus, container)};
   for (Finding& f : judge_kernel_log(read_kernel_log(paths.kernel_log))) findings.push_back(std::move(f));
   return findings;
 }
