@@ -57,6 +57,7 @@ json host_json(const HostFit& host) {
     out.update({{"ram_total_bytes", host.ram_total_bytes},
                 {"gpu_memory_total_bytes", host.gpu_memory_total_bytes},
                 {"ram_to_gpu_memory", host.ram_total_bytes / host.gpu_memory_total_bytes}});
+  if (host.limited) out["limited_by"] = "env.container: the container's or cgroup's CPU and memory limits";
   if (host.gpus_from_target) out["gpus_basis"] = std::string("the target's GPU count and memory, ") + datasheet_label;
   if (host.cores_not_judged)
     out["cores_not_judged"] = *host.cores_not_judged;

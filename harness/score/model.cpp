@@ -77,6 +77,7 @@ HostFit fit_host(const EnvFigures& env) {
   HostFit host;
   host.gpu_memory_total_bytes = env.gpu_memory_total_bytes;
   host.gpus_from_target = env.gpus_from_target;
+  host.limited = env.limited;
   const std::string no_gpus = "no GPUs in env.gpus" + (env.gpu_status.empty() ? "" : " (" + env.gpu_status + ")");
   if (!env.ram_total_bytes)
     host.ram_not_judged = "env.host.ram_total_bytes not recorded";

@@ -44,6 +44,7 @@ struct HostFit {
   double ram_total_bytes = 0;
   double gpu_memory_total_bytes = 0;
   bool gpus_from_target = false;  // GPU count and memory are the --target-gpus node's, not measured
+  bool limited = false;           // cores or RAM are a container's / cgroup's limits, not the host's
   std::optional<std::string> cores_not_judged;
   double cores = 0;
   double cores_per_gpu = 0;

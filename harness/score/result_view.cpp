@@ -146,6 +146,15 @@ EnvFigures env_figures(const json& result) {
     figures.ram_available_bytes = number_at(host, "ram_available_bytes");
     figures.cores = number_at(host, "cores");
   }
+  // A container's or cgroup's limits are what a training job here gets, not the host's totals.
+  if (env.contains("container") && env["container"].is_object()) {
+    const json& container = env["container"];
+    const auto cores = number_at(container, "usable_cores");
+    const auto ram = number_at(container, "usable_ram_bytes");
+    if (cores && figures.cores && *cores < *figures.cores) figures.cores = cores, figures.limited = true;
+    if (ram && figures.ram_total_bytes && *ram < *figures.ram_total_bytes)
+      figures.ram_total_bytes = ram, figures.limited = true;
+  }
   return figures;
 }
 

@@ -66,6 +66,7 @@ struct EnvFigures {
   std::optional<double> cores;
   std::string gpu_status;
   bool gpus_from_target = false;  // env.gpus was written by --target-gpus from the GPU table
+  bool limited = false;           // cores or RAM are env.container's usable figures, below the host's
 };
 EnvFigures env_figures(const nlohmann::json& result);
 

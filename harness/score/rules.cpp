@@ -126,7 +126,8 @@ Rule data_wait_rule(const Thresholds& t, const StepModel& step) {
 
 Rule host_ram_rule(const Thresholds& t, const HostFit& host) {
   if (host.ram_not_judged) return not_judged("host_ram", *host.ram_not_judged);
-  const std::string what = fmt::format("host RAM {} / total GPU memory {} =", format_bytes(host.ram_total_bytes),
+  const std::string what = fmt::format("host RAM {}{} / total GPU memory {} =", format_bytes(host.ram_total_bytes),
+                                       host.limited ? " (this run's container/cgroup limit)" : "",
                                        format_bytes(host.gpu_memory_total_bytes));
   return at_least("host_ram", what, host.ram_total_bytes / host.gpu_memory_total_bytes, t.host_ram_to_gpu_memory_min,
                   t.host_ram_to_gpu_memory_min / 2, ratio_text, "ratio");
@@ -134,7 +135,8 @@ Rule host_ram_rule(const Thresholds& t, const HostFit& host) {
 
 Rule cpu_cores_rule(const Thresholds& t, const HostFit& host) {
   if (host.cores_not_judged) return not_judged("cpu_cores", *host.cores_not_judged);
-  return at_least("cpu_cores", "CPU cores per GPU", host.cores_per_gpu, t.cpu_cores_per_gpu_min,
+  return at_least("cpu_cores", host.limited ? "CPU cores per GPU (this run's container/cgroup limit)" : "CPU cores per GPU",
+                  host.cores_per_gpu, t.cpu_cores_per_gpu_min,
                   t.cpu_cores_per_gpu_min / 2, cores_text, "cores/GPU");
 }
 

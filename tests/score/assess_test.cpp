@@ -255,3 +255,26 @@ TEST(Assess, LatencyProfileWithoutGpuMemoryBandwidthIsNotJudged) {
   EXPECT_EQ(verdict(a, "step_time"), "PASS");
   EXPECT_NE(a["overall"]["verdict"], "PASS");
 }
+
+namespace nodeaudit::score {
+namespace {
+
+// A run inside a container limited to 4 CPUs and 64 GB: the host's 64 cores and 1 TB are not what
+// the training job gets, and the rules say whose figures they judged.
+TEST(AssessContainer, CoresAndRamAreTheContainersLimitsWhenRecorded) {
+  std::ifstream in(std::string(NODEAUDIT_FIXTURES) + "/results/balanced.json");
+  nlohmann::json result = nlohmann::json::parse(in);
+  result["env"]["container"] = {{"detected", true}, {"usable_cores", 4}, {"usable_ram_bytes", 64e9}};
+  const Profile profile = load_profile(std::string(NODEAUDIT_FIXTURES) + "/profiles/balance-test.toml");
+  const nlohmann::json a = assess(profile, result, CostOptions{});
+  EXPECT_DOUBLE_EQ(a["host"]["cpu_cores"].get<double>(), 4);
+  EXPECT_DOUBLE_EQ(a["host"]["ram_total_bytes"].get<double>(), 64e9);
+  EXPECT_TRUE(a["host"].contains("limited_by"));
+  for (const auto& rule : a["rules"])
+    if (rule["rule"] == "host_ram" || rule["rule"] == "cpu_cores") {
+      EXPECT_NE(rule["text"].get<std::string>().find("container/cgroup limit"), std::string::npos) << rule["text"];
+    }
+}
+
+}  // namespace
+}  // namespace nodeaudit::score
