@@ -199,8 +199,11 @@ std::string render_summary(const json& assessment) {
   }
   std::string out = fmt::format("Verdict for {} on {}: {}.\n", text(assessment, "profile"), node,
                                 text(assessment["overall"], "text"));
-  out += fmt::format("First bottleneck: {}{}.\n", first_bottleneck(assessment),
-                     assessment.contains("target_gpus") ? " [GPU side " + std::string(datasheet_label) + "]" : "");
+  const std::string first = first_bottleneck(assessment);
+  const bool labelled = first.find(datasheet_label) != std::string::npos;
+  out += fmt::format("First bottleneck: {}{}.\n", first,
+                     assessment.contains("target_gpus") && !labelled ? " [GPU side " + std::string(datasheet_label) + "]"
+                                                                     : "");
   const json cost = assessment.value("cost", json());
   if (cost.is_null())
     out += "Cost of one effective run: not computed (give --price-per-hour, the node's price per hour).\n";
