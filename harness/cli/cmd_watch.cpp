@@ -63,14 +63,7 @@ ValidWatch validate(const WatchOptions& o) {
     throw UsageError(fmt::format("--duration {} --interval {}", o.duration, o.interval),
                      fmt::format("would keep {:.0f} samples, at most {:.0f}; use a longer --interval", v.duration_s / v.interval_s, max_samples));
   if (!o.pid.empty()) {
-    int pid = 0;
-    try {
-      std::size_t used = 0;
-      pid = std::stoi(o.pid, &used);
-      if (used != o.pid.size()) pid = 0;
-    } catch (const std::exception&) {
-      pid = 0;
-    }
+    const int pid = parse_whole_number(o.pid).value_or(0);
     if (pid <= 0) throw UsageError("--pid " + o.pid, "expected a process id (a whole number above 0)");
     if (!watch::process_exists(pid)) throw UsageError("--pid " + o.pid, "no such process (or /proc/" + o.pid + "/stat is not readable)");
     v.pid = pid;

@@ -58,16 +58,19 @@ std::vector<int> parse_gpu_list(const std::string& text, int gpus_on_node, const
 
 }  // namespace
 
-int rounds_for(const CommonOptions& o, Level level) {
-  if (o.rounds.empty()) return default_rounds(level);
-  int n = 0;
+std::optional<int> parse_whole_number(const std::string& text) {
   try {
     std::size_t used = 0;
-    n = std::stoi(o.rounds, &used);
-    if (used != o.rounds.size()) n = 0;
+    const int n = std::stoi(text, &used);
+    if (used == text.size()) return n;
   } catch (const std::exception&) {
-    n = 0;
   }
+  return std::nullopt;
+}
+
+int rounds_for(const CommonOptions& o, Level level) {
+  if (o.rounds.empty()) return default_rounds(level);
+  const int n = parse_whole_number(o.rounds).value_or(0);
   if (n < 1 || n > 100) throw UsageError("--rounds " + o.rounds, "must be a whole number from 1 to 100");
   return n;
 }
@@ -77,14 +80,7 @@ RunSettings make_settings(const CommonOptions& o, int gpus_on_node, const std::s
   s.level = parse_level(o.level);
   if (o.format != "table" && o.format != "json") throw UsageError("--format " + o.format, "expected table or json");
   if (!o.repetitions.empty()) {
-    int n = 0;
-    try {
-      std::size_t used = 0;
-      n = std::stoi(o.repetitions, &used);
-      if (used != o.repetitions.size()) n = 0;
-    } catch (const std::exception&) {
-      n = 0;
-    }
+    const int n = parse_whole_number(o.repetitions).value_or(0);
     if (n < 1 || n > 1000000) throw UsageError("--repetitions " + o.repetitions, "must be a whole number from 1 to 1000000");
     s.repetitions = n;
   }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -28,6 +29,8 @@ void add_common_options(CLI::App& app, CommonOptions& options);
 // Throws UsageError naming the bad value.
 RunSettings make_settings(const CommonOptions& options, int gpus_on_node, const std::string& why_no_gpu);
 
+// "12" -> 12; nullopt for anything else ("12x", "", "1e3", out of int range).
+std::optional<int> parse_whole_number(const std::string& text);
 // --rounds as a number (1..100), else the level's default. Throws UsageError naming the bad value.
 int rounds_for(const CommonOptions& options, Level level);
 
