@@ -2,12 +2,17 @@
 // host_fabric_rank.cpp for the formulas). This file decides where the ranks come from:
 //  - inside an MPI job (`mpirun -np N nodeaudit probe comm.host-fabric`): this process is a rank;
 //  - otherwise (`nodeaudit run`, `nodeaudit probe` alone) it starts the job itself with mpirun
-//    (--ranks, --hostfile) and takes rank 0's report; the ranks' deadline is --rank-timeout and
-//    past it the launcher kills them, so a dead or hung rank never hangs the run.
+//    (--ranks, --hostfile) and takes rank 0's report as rank 0 streams it (job_watch.hpp): a dead
+//    rank, a hung one or a lost host ends the probe within --rank-timeout + 10 s of the last
+//    progress, with the figures completed before it kept.
+// --rank-timeout is "no progress for this long": every completed timed step is progress, so a
+// healthy sweep of any length never trips it. The probe's own deadline is only a backstop:
+// (timed steps of the sweep) x --rank-timeout.
 // A `nodeaudit run` child inside an outer MPI job is refused: each probe of a run is its own
 // process and Open MPI allows one MPI_Init per rank, so a second MPI probe could not join.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -15,7 +20,9 @@
 #include <fmt/format.h>
 
 #include "context.hpp"
+#include "env.hpp"
 #include "mpi_launch.hpp"
+#include "job_watch.hpp"
 #include "rank_report.hpp"
 #include "registry.hpp"
 #include "units.hpp"
@@ -26,6 +33,15 @@
 
 namespace nodeaudit::comm {
 namespace {
+
+// A backstop only (see the top): a healthy sweep makes progress at least once per --rank-timeout
+// in each timed step, (warm-up + calibration + repetitions) x 2 kinds x sizes of them.
+double host_fabric_deadline_s(const ParamValues& params, Level level) {
+  std::uint64_t sizes = 0;
+  for (std::uint64_t b = params.size_bytes("min-size"); b <= params.size_bytes("max-size") && b > 0; b *= 2) ++sizes;
+  const double steps_per_size = 2.0 * (2 + std::max(1, default_policy(level).min_repetitions));
+  return 60 + static_cast<double>(std::max<std::uint64_t>(sizes, 1)) * steps_per_size * params.duration_s("rank-timeout");
+}
 
 #if NODEAUDIT_COMM_HAVE_MPI
 HostFabricPlan plan_from(const ProbeContext& ctx) {
@@ -43,7 +59,7 @@ std::string self_exe() {
   return std::filesystem::read_symlink("/proc/self/exe", ec).string();
 }
 
-LaunchPlan launch_plan_from(const ProbeContext& ctx, const std::string& rank_out) {
+LaunchPlan launch_plan_from(const ProbeContext& ctx) {
   const ParamValues& p = ctx.params();
   LaunchPlan plan;
   plan.mpirun = p.text("mpirun");
@@ -54,7 +70,6 @@ LaunchPlan launch_plan_from(const ProbeContext& ctx, const std::string& rank_out
   plan.self_exe = self_exe();
   plan.probe_id = "comm.host-fabric";
   plan.level = to_string(ctx.level());
-  plan.rank_out_path = rank_out;
   plan.params = {{"min-size", std::to_string(p.size_bytes("min-size"))},
                  {"max-size", std::to_string(p.size_bytes("max-size"))},
                  {"rank-timeout", fmt::format("{}s", p.duration_s("rank-timeout"))},
@@ -69,23 +84,27 @@ void adopt_report(ProbeContext& ctx, const RankReport& report) {
   for (const auto& [key, value] : report.info.items()) ctx.info()[key] = value;
 }
 
-Outcome self_launch(ProbeContext& ctx) {
+constexpr double launcher_grace_s = 10;
+
+Outcome self_launch(ProbeContext& ctx, double backstop_s) {
+  // Only the launcher's own log lives here, on the launching machine; rank 0's figures come back
+  // through the launcher's forwarded stdout, so no file system is shared with the ranks' hosts.
   const std::string dir = std::filesystem::temp_directory_path() / fmt::format("nodeaudit-hostfabric-{}", getpid());
   std::filesystem::create_directories(dir);
-  const std::string rank_out = dir + "/rank0.json";
-  const LaunchPlan plan = launch_plan_from(ctx, rank_out);
-  const auto args = launch_command(plan);
+  const auto args = launch_command(launch_plan_from(ctx));
   std::string command;
   for (const auto& a : args) command += (command.empty() ? "" : " ") + a;
   ctx.info()["launch_command"] = command;
-  const double timeout_s = ctx.params().duration_s("rank-timeout") + 10;
-  const LaunchEnd end = run_launcher(args, dir + "/launcher.log", timeout_s, [&] { return ctx.cancelled(); });
-  const auto report = read_report_file(rank_out);
+  ctx.info()["launched_from"] = host_name();
+  const std::string log = dir + "/launcher.log";
+  JobWatch watch(log, ctx.params().duration_s("rank-timeout"), launcher_grace_s);
+  const LaunchEnd end = run_launcher(args, log, backstop_s, [&] { return ctx.cancelled(); }, [&] { return watch.poll(); });
+  watch.poll();  // the last lines written before the launcher ended
   std::filesystem::remove_all(dir);
-  if (end.interrupted) return Outcome::interrupted();
-  if (!report) return Outcome::failed(describe_failed_launch(end, timeout_s));
-  adopt_report(ctx, *report);
-  return report->outcome;
+  const LaunchVerdict verdict = judge_launch(end, watch.stream(), backstop_s);
+  if (verdict.report) adopt_report(ctx, *verdict.report);
+  if (verdict.report && ctx.info().contains("multinode")) ctx.info()["multinode"]["launched_from"] = host_name();
+  return verdict.outcome;
 }
 
 Outcome measure_host_fabric(ProbeContext& ctx) {
@@ -94,7 +113,13 @@ Outcome measure_host_fabric(ProbeContext& ctx) {
     return Outcome::bad_input(fmt::format("--min-size {} is larger than --max-size {}: the sweep needs min <= max",
                                           format_bytes(static_cast<double>(min_bytes)), format_bytes(static_cast<double>(max_bytes))));
   const auto job = detect_mpi_job([](const char* name) { return std::getenv(name); });
-  if (!job) return self_launch(ctx);
+  if (!job) {
+    if (ctx.params().integer("ranks") == 1)
+      return Outcome::bad_input("--ranks 1: host-fabric needs at least 2 ranks (2 or more, or 0 for one per slot of the hostfile or allocation)");
+    if (const std::string hostfile = ctx.params().text("hostfile"); !hostfile.empty())
+      if (auto problem = hostfile_problem(hostfile)) return Outcome::bad_input(*problem);
+    return self_launch(ctx, host_fabric_deadline_s(ctx.params(), ctx.level()));
+  }
   if (is_isolated_run_child(read_own_argv()))  // `run` under mpirun runs MPI probes in-process, never as a child
     return Outcome::failed(
         "a probe child process of `nodeaudit run` cannot join an MPI job (Open MPI allows one MPI_Init per rank); "
@@ -102,8 +127,6 @@ Outcome measure_host_fabric(ProbeContext& ctx) {
   return measure_host_fabric_as_rank(ctx, plan_from(ctx));
 }
 #endif
-
-double host_fabric_deadline_s(const ParamValues& params, Level) { return params.duration_s("rank-timeout") + 30; }
 
 ProbeSpec make_host_fabric_spec() {
   ProbeSpec spec;
@@ -129,7 +152,9 @@ ProbeSpec make_host_fabric_spec() {
                 .help = "Round trips (and all-reduces) per timed repetition; 0 = as many as fill the level's repetition time. "
                         "A fixed count matches NetPIPE's -n", .min = 0, .max = 10000000},
       ParamSpec{.name = "rank-timeout", .type = ParamType::duration, .default_by_level = {"60s", "300s", "1800s"},
-                .help = "The ranks must finish within this; past it each rank ends itself and the launcher kills the job (a peer died or hangs)", .min = 1, .max = 86400},
+                .help = "No progress for this long ends the job: a rank that completes no timed step for it (a peer died "
+                        "or hangs, a host was lost) ends itself, naming the phase; a self-started launcher that has not "
+                        "ended 10 s later is killed. Figures completed before are kept", .min = 1, .max = 86400},
   };
 #if NODEAUDIT_COMM_HAVE_MPI
   spec.body = measure_host_fabric;

@@ -9,6 +9,10 @@
 //   allreduce_bw = size / time * 2(n-1)/n, i.e. nccl-tests' busbw, so it compares with comm.allreduce.
 // Every rank runs the same number of repetitions and iterations (rank 0 decides and broadcasts);
 // a local stopping rule would leave ranks waiting on each other. Sums are checked after timing.
+// Faults: each completed timed step (warm-up, calibration, repetition) is progress for the
+// watchdog, so --rank-timeout bounds a stall, never a healthy sweep; after each size rank 0 keeps
+// its entry as it stands (RankCheckpoint), so a rank or host lost mid-sweep costs only the sizes
+// not completed.
 // Pitfalls: on one host the path is shared memory, not the NIC; buffers are reused, so small sizes
 // stay in cache (as in NetPIPE); a loaded machine adds jitter to small-message latency.
 #include "host_fabric_rank.hpp"
@@ -26,7 +30,7 @@
 #include "collective_math.hpp"
 #include "mpi_launch.hpp"
 #include "mpi_session.hpp"
-#include "rank_report.hpp"
+#include "rank_stream.hpp"
 #include "units.hpp"
 #include "verify.hpp"
 
@@ -83,20 +87,28 @@ double allreduce_iterations(const std::vector<double>& send, std::vector<double>
 // Rank 0 times a few iterations and broadcasts how many make one repetition last target_s
 // (or every rank takes --iterations, so a run can match NetPIPE's -n exactly).
 template <typename Timed>
-int agreed_iterations(const MpiSession& mpi, const HostFabricPlan& plan, Timed timed) {
+int agreed_iterations(MpiSession& mpi, const HostFabricPlan& plan, Timed timed) {
   timed(2);  // warm-up: connections, registration, page faults
+  mpi.progress();
   if (plan.fixed_iterations > 0) return plan.fixed_iterations;
   const double probe_s = timed(3) / 3;
-  return mpi.broadcast_from_root(iterations_for(probe_s, plan.target_rep_s, 100000));
+  const int iterations = mpi.broadcast_from_root(iterations_for(probe_s, plan.target_rep_s, 100000));
+  mpi.progress();
+  return iterations;
+}
+
+std::string rank_on_host(const std::vector<RankIdentity>& ids, int rank) {
+  return fmt::format("rank {} ({})", rank, ids[static_cast<std::size_t>(rank)].host);
 }
 
 Labels size_labels(std::uint64_t size, int ranks) {
   return {{"size", std::to_string(size)}, {"ranks", std::to_string(ranks)}};
 }
 
-void measure_pingpong(ProbeContext& ctx, MpiSession& mpi, const HostFabricPlan& plan, int partner, std::uint64_t size,
-                      int reps) {
-  mpi.set_phase(fmt::format("ping-pong at {}", format_bytes(static_cast<double>(size))));
+void measure_pingpong(ProbeContext& ctx, MpiSession& mpi, const HostFabricPlan& plan, const std::vector<RankIdentity>& ids,
+                      int partner, std::uint64_t size, int reps) {
+  mpi.set_phase(fmt::format("ping-pong at {} between {} and {}", format_bytes(static_cast<double>(size)),
+                            rank_on_host(ids, 0), rank_on_host(ids, partner)));
   const PingPongBuffer buffers(size);
   const int iterations = agreed_iterations(mpi, plan, [&](int n) { return pingpong_round_trips(mpi, partner, buffers, n); });
   Metric bw{"pingpong_bw", unit::gbps, Better::higher, size_labels(size, mpi.size()), {}};
@@ -105,18 +117,23 @@ void measure_pingpong(ProbeContext& ctx, MpiSession& mpi, const HostFabricPlan& 
     const double one_way_s = pingpong_round_trips(mpi, partner, buffers, iterations) / (2.0 * iterations);
     bw.samples.push_back(static_cast<double>(size) / 1e9 / one_way_s);
     latency.samples.push_back(one_way_s * 1e6);
+    mpi.progress();
   }
   if (mpi.rank() == 0) ctx.add_metric(bw), ctx.add_metric(latency);
 }
 
-std::uint64_t measure_allreduce(ProbeContext& ctx, MpiSession& mpi, const HostFabricPlan& plan, std::uint64_t size,
-                                int reps) {
-  mpi.set_phase(fmt::format("all-reduce at {}", format_bytes(static_cast<double>(size))));
+std::uint64_t measure_allreduce(ProbeContext& ctx, MpiSession& mpi, const HostFabricPlan& plan,
+                                const std::vector<RankIdentity>& ids, std::uint64_t size, int reps) {
+  mpi.set_phase(fmt::format("all-reduce at {} over {} ranks on {}", format_bytes(static_cast<double>(size)), mpi.size(),
+                            fmt::join(distinct_hosts(ids), ", ")));
   std::vector<double> send(size / sizeof(double)), recv(send.size(), 0.0);
   fill_inputs(std::span<double>(send), mpi.rank());
   const int iterations = agreed_iterations(mpi, plan, [&](int n) { return allreduce_iterations(send, recv, n); });
   std::vector<double> seconds;
-  for (int r = 0; r < reps; ++r) seconds.push_back(allreduce_iterations(send, recv, iterations) / iterations);
+  for (int r = 0; r < reps; ++r) {
+    seconds.push_back(allreduce_iterations(send, recv, iterations) / iterations);
+    mpi.progress();
+  }
   const auto per_rank = mpi.gather_to_root(seconds);
   const std::uint64_t wrong = mpi.sum_to_root(count_wrong_sums(recv, mpi.size()));
   if (mpi.rank() != 0) return 0;
@@ -127,12 +144,18 @@ std::uint64_t measure_allreduce(ProbeContext& ctx, MpiSession& mpi, const HostFa
   return wrong;
 }
 
+// The job's hosts and ranks; the CLI lifts it to the result's top-level `multinode` block.
+nlohmann::json multinode_of(const std::vector<RankIdentity>& ids) {
+  nlohmann::json placement = nlohmann::json::array();
+  for (const auto& id : ids) placement.push_back({{"rank", id.rank}, {"host", id.host}});
+  return {{"ranks", ids.size()}, {"hosts", distinct_hosts(ids)}, {"placement", placement}};
+}
+
 void describe_job(ProbeContext& ctx, const std::vector<RankIdentity>& ids) {
   ctx.info()["ranks"] = ids.size();
   ctx.info()["hosts"] = distinct_hosts(ids);
-  nlohmann::json placement = nlohmann::json::array();
-  for (const auto& id : ids) placement.push_back({{"rank", id.rank}, {"host", id.host}});
-  ctx.info()["rank_hosts"] = placement;
+  ctx.info()["multinode"] = multinode_of(ids);
+  ctx.info()["rank_hosts"] = ctx.info()["multinode"]["placement"];
   ctx.info()["mpi"] = mpi_library_version();
   ctx.info()["allreduce_bw_formula"] = "size / time * 2(n-1)/n (nccl-tests busbw), time = mean over ranks";
   const int partner = pingpong_partner(ids);
@@ -143,35 +166,59 @@ void describe_job(ProbeContext& ctx, const std::vector<RankIdentity>& ids) {
                                     : "between hosts " + ids.front().host + " and " + ids[static_cast<std::size_t>(partner)].host;
 }
 
-Outcome sweep_sizes(ProbeContext& ctx, MpiSession& mpi, const HostFabricPlan& plan, int partner) {
+// What a reader of a checkpoint takes when nothing more came: the sizes done, and that rank 0 was
+// ended without a word (killed, or its host lost). Last words replace it when there were any.
+Outcome cut_short_after(std::uint64_t min_bytes, std::uint64_t last_done, std::uint64_t sizes_done) {
+  if (sizes_done == 0)
+    return Outcome::failed("the job ended before the first size completed, and rank 0 left no reason (it was killed, or its host was lost)");
+  return Outcome::failed(fmt::format("the job ended after {} of the sizes ({} to {}) and rank 0 left no reason (it was "
+                                     "killed, or its host was lost); the figures of those sizes are kept",
+                                     sizes_done, format_bytes(static_cast<double>(min_bytes)), format_bytes(static_cast<double>(last_done))));
+}
+
+Outcome sweep_sizes(ProbeContext& ctx, MpiSession& mpi, const HostFabricPlan& plan, const std::vector<RankIdentity>& ids,
+                    RankCheckpoint& checkpoint) {
   const int reps = std::max(1, ctx.policy().min_repetitions);
+  const int partner = pingpong_partner(ids);
   std::uint64_t wrong_total = 0, checked_sizes = 0;
   for (std::uint64_t size = plan.min_bytes; size <= plan.max_bytes; size *= 2) {
     if (!mpi.all_agree(!ctx.should_stop())) return Outcome::interrupted();
-    measure_pingpong(ctx, mpi, plan, partner, size, reps);
-    const std::uint64_t wrong = measure_allreduce(ctx, mpi, plan, size, reps);
+    measure_pingpong(ctx, mpi, plan, ids, partner, size, reps);
+    const std::uint64_t wrong = measure_allreduce(ctx, mpi, plan, ids, size, reps);
     ++checked_sizes;
     if (wrong > 0)
       ctx.add_finding(Severity::fail, "host_fabric.allreduce_wrong",
                       fmt::format("all-reduce of {} returned {} wrong sums over {} ranks", format_bytes(static_cast<double>(size)), wrong, mpi.size()));
     wrong_total += wrong;
+    if (mpi.rank() != 0) continue;
+    ctx.info()["sizes_checked"] = checked_sizes;
+    if (checkpoint.active()) checkpoint.save(ctx.entry_so_far(cut_short_after(plan.min_bytes, size, checked_sizes)));
   }
-  if (mpi.rank() == 0) ctx.info()["sizes_checked"] = checked_sizes;
   if (mpi.rank() == 0 && wrong_total > 0) return Outcome::failed("all-reduce sums were wrong (see findings)");
   return Outcome::ok();
 }
 
-void hand_back_report(const ProbeContext& ctx, const Outcome& outcome, int rank) {
-  const char* path = std::getenv(rank_out_env);
-  if (rank != 0 || !path || !*path) return;
-  write_report_file(path, RankReport{outcome, ctx.metrics(), ctx.findings(), ctx.info()});
+// Rank 0 keeps its figures where the finished entry would go (the caller's keeper: `run` and
+// `probe` under a user's mpirun) and, in a self-launched job, on stdout for the launching probe.
+void arm_checkpoint(ProbeContext& ctx, MpiSession& mpi, RankCheckpoint& checkpoint) {
+  if (mpi.rank() != 0) return;
+  if (ctx.keeper()) checkpoint.add_keeper(ctx.keeper());
+  if (streaming_to_stdout()) {
+    checkpoint.add_keeper(stdout_stream_keeper());
+    mpi.set_progress_hook(stream_progress);
+  }
+  mpi.set_last_words([&checkpoint](Status status, const std::string& why) { checkpoint.last_words(status, why); });
 }
 
 }  // namespace
 
 Outcome measure_host_fabric_as_rank(ProbeContext& ctx, const HostFabricPlan& plan, const RankIdentity* mine) {
+  RankCheckpoint checkpoint;  // outlives the session: its watchdog may still say the last words
   MpiSession mpi("comm.host-fabric", plan.rank_timeout_s);
+  mpi.set_stop_check([&ctx] { return ctx.cancelled(); });
+  arm_checkpoint(ctx, mpi, checkpoint);
   const auto ids = mpi.exchange_identities(mine ? *mine : this_rank_identity(mpi.rank()));
+  mpi.progress();
   Outcome outcome;
   if (const auto mismatch = version_mismatch(ids)) {
     outcome = Outcome::failed(*mismatch);
@@ -180,9 +227,10 @@ Outcome measure_host_fabric_as_rank(ProbeContext& ctx, const HostFabricPlan& pla
   } else {
     if (mpi.rank() == 0) describe_job(ctx, ids);
     else ctx.info()["role"] = fmt::format("rank {} of {}: rank 0 records the figures", mpi.rank(), mpi.size());
-    outcome = sweep_sizes(ctx, mpi, plan, pingpong_partner(ids));
+    if (checkpoint.active()) checkpoint.save(ctx.entry_so_far(cut_short_after(plan.min_bytes, 0, 0)));
+    outcome = sweep_sizes(ctx, mpi, plan, ids, checkpoint);
   }
-  hand_back_report(ctx, outcome, mpi.rank());
+  if (mpi.rank() == 0 && streaming_to_stdout()) stream_report(ctx.entry_so_far(outcome), true);
   return outcome;
 }
 

@@ -5,17 +5,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <netdb.h>
+#include <sys/socket.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "mpi_env.hpp"
+#include "rank_stream.hpp"
 
 extern char** environ;
 
@@ -29,11 +33,13 @@ std::vector<std::string> split_words(const std::string& text) {
   return words;
 }
 
+// The launcher's last words for an error message, without rank 0's report stream (rank_stream.hpp).
 std::string tail_of_file(const std::string& path, std::size_t max_chars) {
   std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string text = buffer.str();
+  std::string text;
+  for (std::string line; std::getline(in, line);)
+    if (line.find(report_line_prefix) == std::string::npos && line.find(progress_line_text) == std::string::npos)
+      text += line + "\n";
   if (text.size() > max_chars) text = "..." + text.substr(text.size() - max_chars);
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   return text;
@@ -116,15 +122,39 @@ std::vector<std::string> launch_command(const LaunchPlan& plan) {
   args.push_back("--oversubscribe");
   if (!plan.hostfile.empty()) args.insert(args.end(), {"--hostfile", plan.hostfile});
   if (plan.ranks > 0) args.insert(args.end(), {"-np", std::to_string(plan.ranks)});
-  args.insert(args.end(), {"-x", std::string(rank_out_env) + "=" + plan.rank_out_path});
+  args.insert(args.end(), {"-x", std::string(rank_report_env) + "=stdout"});
   for (auto& w : split_words(plan.extra_args)) args.push_back(w);
   args.insert(args.end(), {plan.self_exe, "probe", plan.probe_id, "--level", plan.level});
   for (const auto& [name, value] : plan.params) args.insert(args.end(), {"--" + name, value});
   return args;
 }
 
+std::optional<std::string> hostfile_problem(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return fmt::format("--hostfile {}: cannot be read ({})", path, std::strerror(errno));
+  int line_number = 0, hosts = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_number;
+    line = line.substr(0, line.find('#'));
+    std::istringstream words(line);
+    std::string host;
+    if (!(words >> host)) continue;
+    ++hosts;
+    addrinfo hints{};
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    const int rc = getaddrinfo(host.c_str(), nullptr, &hints, &found);
+    if (found) freeaddrinfo(found);
+    if (rc != 0)
+      return fmt::format("--hostfile {}: host '{}' (line {}) does not resolve ({}); expected one host name or address "
+                         "per line, as mpirun's hostfile", path, host, line_number, gai_strerror(rc));
+  }
+  if (hosts == 0) return fmt::format("--hostfile {}: names no host; expected one host name or address per line", path);
+  return std::nullopt;
+}
+
 LaunchEnd run_launcher(const std::vector<std::string>& args, const std::string& log_path, double timeout_s,
-                       const std::function<bool()>& should_stop) {
+                       const std::function<bool()>& should_stop, const LaunchWatch& watch) {
   LaunchEnd end;
   const pid_t pid = spawn_in_own_group(args, log_path);
   if (pid < 0) {
@@ -138,7 +168,9 @@ LaunchEnd run_launcher(const std::vector<std::string>& args, const std::string& 
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     end.timed_out = elapsed > timeout_s;
     end.interrupted = !end.timed_out && should_stop && should_stop();
-    if (end.timed_out || end.interrupted) {
+    if (!end.timed_out && !end.interrupted && watch)
+      if (auto reason = watch()) end.stopped_because = std::move(*reason);
+    if (end.timed_out || end.interrupted || !end.stopped_because.empty()) {
       kill_group(pid, wait_status);
       break;
     }
@@ -150,10 +182,28 @@ LaunchEnd run_launcher(const std::vector<std::string>& args, const std::string& 
   return end;
 }
 
+std::optional<DeadRank> dead_rank_in(const std::string& launcher_output) {
+  static const std::regex by_signal(R"(process rank (\d+) with PID \d+ on node (\S+) exited on signal (\d+)(?: \(([^)]*)\))?)");
+  static const std::regex by_exit(R"(Process name:\s*\[\[\d+,\d+\],(\d+)\]\s*Exit code:\s*(\d+))");
+  std::smatch m;
+  if (std::regex_search(launcher_output, m, by_signal)) {
+    const std::string name = m[4].matched ? fmt::format(" ({})", m[4].str()) : "";
+    return DeadRank{std::stoi(m[1]), m[2], fmt::format("was killed by signal {}{}", m[3].str(), name)};
+  }
+  if (std::regex_search(launcher_output, m, by_exit))
+    return DeadRank{std::stoi(m[1]), "", fmt::format("exited with code {}", m[2].str())};
+  return std::nullopt;
+}
+
+std::string describe(const DeadRank& dead) {
+  return fmt::format("rank {}{} {}", dead.rank, dead.host.empty() ? "" : " on " + dead.host, dead.how);
+}
+
 std::string describe_failed_launch(const LaunchEnd& end, double timeout_s) {
   if (!end.started) return end.start_error;
   std::string what;
-  if (end.timed_out) what = fmt::format("the ranks did not finish within {:.0f} s (a rank hung or died); killed them", timeout_s);
+  if (!end.stopped_because.empty()) what = end.stopped_because;
+  else if (end.timed_out) what = fmt::format("the ranks did not finish within {:.0f} s (a rank hung or died); killed them", timeout_s);
   else if (end.interrupted) what = "interrupted; the ranks were stopped";
   else if (end.signal) what = fmt::format("the launcher was killed by signal {}", end.signal);
   else what = fmt::format("the launcher exited with code {} and rank 0 left no report", end.exit_code);

@@ -1,7 +1,8 @@
 // How the MPI probes get their ranks. Two ways, both ending with rank 0 holding every figure:
 //  - self-launch: a probe that is not inside an MPI job starts one itself,
 //      mpirun [--hostfile F] -np N <this binary> probe <id> --level L --PARAM V ...
-//    with NODEAUDIT_COMM_RANK_OUT naming the file where rank 0 leaves its report; the other
+//    with NODEAUDIT_COMM_REPORT=stdout: rank 0 streams its progress and reports on its stdout,
+//    which the launcher forwards from whichever host it runs on (rank_stream.hpp); the other
 //    ranks write nothing. This is what `nodeaudit run --only comm.host-fabric` does.
 //  - user-launched: `mpirun -np N nodeaudit probe <id>` (or srun --mpi=pmix); each process is a
 //    rank and joins directly.
@@ -14,8 +15,6 @@
 #include <vector>
 
 namespace nodeaudit::comm {
-
-inline constexpr const char* rank_out_env = "NODEAUDIT_COMM_RANK_OUT";
 
 struct MpiJobInfo {
   int rank = 0;
@@ -45,9 +44,11 @@ struct LaunchPlan {
   std::string probe_id;
   std::string level;             // quick|standard|soak
   std::vector<std::pair<std::string, std::string>> params;  // --name value for the ranks
-  std::string rank_out_path;     // where rank 0 writes its report
 };
 std::vector<std::string> launch_command(const LaunchPlan& plan);
+// Why a self-started job cannot use this hostfile, checked before any rank starts: missing or
+// unreadable, no host in it, or a host name that does not resolve (line and name). nullopt: usable.
+std::optional<std::string> hostfile_problem(const std::string& path);
 
 struct LaunchEnd {
   bool started = false;
@@ -57,11 +58,25 @@ struct LaunchEnd {
   int signal = 0;        // when it was killed by a signal
   std::string log_tail;  // last lines of the launcher's combined stdout/stderr
   std::string start_error;
+  std::string stopped_because;  // why `watch` had the launcher stopped
 };
-// Runs `args` in its own process group with stdout/stderr into `log_path`; past `timeout_s` or
-// once `should_stop` says so, the whole group is killed (SIGTERM, then SIGKILL after 3 s).
+// Polled while the launcher runs: a reason to stop it now, or nullopt.
+using LaunchWatch = std::function<std::optional<std::string>()>;
+// Runs `args` in its own process group with stdout/stderr into `log_path`; past `timeout_s`, once
+// `should_stop` says so, or once `watch` gives a reason, the whole group is killed (SIGTERM, then
+// SIGKILL after 3 s).
 LaunchEnd run_launcher(const std::vector<std::string>& args, const std::string& log_path, double timeout_s,
-                       const std::function<bool()>& should_stop);
+                       const std::function<bool()>& should_stop, const LaunchWatch& watch = {});
+
+// A rank the launcher saw die, from Open MPI's words ("mpirun noticed that process rank 1 with PID
+// 0 on node h2 exited on signal 9 (Killed)", or its non-zero-exit report).
+struct DeadRank {
+  int rank = -1;
+  std::string host;    // empty when the launcher did not name it
+  std::string how;     // "was killed by signal 9 (Killed)", "exited with code 124"
+};
+std::optional<DeadRank> dead_rank_in(const std::string& launcher_output);
+std::string describe(const DeadRank& dead);
 
 // One line for a launch that did not leave a report: why, and the launcher's last words.
 std::string describe_failed_launch(const LaunchEnd& end, double timeout_s);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "env.hpp"
@@ -43,7 +44,8 @@ void initialise_once() {
 MpiSession::MpiSession(std::string probe_id, double watchdog_s)
     : probe_id_(std::move(probe_id)), watchdog_s_(watchdog_s),
       limit_(std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                    std::chrono::duration<double>(watchdog_s))) {
+                                                    std::chrono::duration<double>(watchdog_s))),
+      host_(host_name()) {
   // Armed before MPI_Init: Open MPI's start-up waits for every rank, so a rank that never comes
   // would block it forever.
   watchdog_ = std::thread([this] { watch(); });
@@ -70,19 +72,65 @@ void MpiSession::set_phase(const std::string& phase) {
 }
 
 void MpiSession::progress() {
+  std::function<void()> hook;
+  {
+    std::lock_guard lock(mutex_);
+    limit_ = std::chrono::steady_clock::now() +
+             std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(watchdog_s_));
+    hook = progress_hook_;
+  }
+  if (hook) hook();
+}
+
+void MpiSession::set_progress_hook(std::function<void()> hook) {
   std::lock_guard lock(mutex_);
-  limit_ = std::chrono::steady_clock::now() +
-           std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(watchdog_s_));
+  progress_hook_ = std::move(hook);
+}
+
+void MpiSession::set_last_words(LastWords last_words) {
+  std::lock_guard lock(mutex_);
+  last_words_ = std::move(last_words);
+}
+
+void MpiSession::set_stop_check(std::function<bool()> stopped) {
+  std::lock_guard lock(mutex_);
+  stopped_ = std::move(stopped);
+}
+
+void MpiSession::say_last_words(Status status, const std::string& why) {
+  LastWords last_words;
+  {
+    std::lock_guard lock(mutex_);
+    last_words = last_words_;
+  }
+  if (last_words) last_words(status, why);
 }
 
 void MpiSession::watch() {
+  const auto who = [this] {
+    return rank_ < 0 ? fmt::format("a rank on {}", host_) : fmt::format("rank {} of {} ({})", rank_, size_, host_);
+  };
   std::unique_lock lock(mutex_);
   while (!done_) {
-    done_cv_.wait_until(lock, limit_);  // progress() moves limit_; the loop then waits again
-    if (done_ || std::chrono::steady_clock::now() < limit_) continue;
-    std::fprintf(stderr, "nodeaudit %s: rank %d of %d made no progress for %.0f s in %s (a peer rank died or hangs); ending this rank\n",
-                 probe_id_.c_str(), rank_, size_, watchdog_s_, phase_.c_str());
+    // progress() moves limit_; the short wake-ups poll the stop flag a signal handler set.
+    done_cv_.wait_until(lock, std::min(limit_, std::chrono::steady_clock::now() + std::chrono::milliseconds(100)));
+    if (done_) break;
+    if (stopped_ && !stop_said_ && stopped_()) {
+      stop_said_ = true;
+      const std::string why = fmt::format("{} was stopped by a signal during {} (the launcher stops every rank when one "
+                                          "rank died or the job was cancelled)", who(), phase_);
+      lock.unlock();
+      say_last_words(Status::failed, why);
+      lock.lock();
+      continue;
+    }
+    if (std::chrono::steady_clock::now() < limit_) continue;
+    const std::string why = fmt::format("{} made no progress for {:.0f} s in {} (a peer rank died or hangs, or its host "
+                                        "is unreachable)", who(), watchdog_s_, phase_);
+    std::fprintf(stderr, "nodeaudit %s: %s; ending this rank\n", probe_id_.c_str(), why.c_str());
     std::fflush(stderr);
+    lock.unlock();
+    say_last_words(Status::timeout, why);
     _exit(124);
   }
 }

@@ -1,7 +1,10 @@
 // One MPI rank's session: MPI_Init/MPI_Finalize, the identity check that refuses ranks of
 // different nodeaudit builds, agreement helpers so every rank takes the same branch, and a
-// watchdog: when a peer dies or hangs, the blocking MPI call never returns, so past its deadline
-// the watchdog prints which phase stalled and ends this rank (exit 124). mpirun then ends the job.
+// watchdog: when a peer dies or hangs, the blocking MPI call never returns, so once no progress
+// was made for the watchdog's limit it says which phase stalled (its last words: rank, host,
+// phase) and ends this rank (exit 124); mpirun then ends the job. When a peer dies the launcher
+// itself sends this rank SIGTERM and SIGKILL about a second later: the watchdog sees the signal's
+// flag within 0.1 s and says its last words at once.
 // MPI is initialised once per process and finalised at exit, so several MPI probes can run one
 // after another in one rank (`mpirun -np N nodeaudit run --only 'comm.*'`).
 #pragma once
@@ -10,11 +13,13 @@
 #include <chrono>
 #include <cstdint>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "probe.hpp"
 #include "rank_merge.hpp"
 
 namespace nodeaudit::comm {
@@ -34,6 +39,16 @@ class MpiSession {
   // Progress was made: the watchdog's limit starts again from now. Without calls the limit
   // counts from the start of the session (comm.host-fabric's --rank-timeout).
   void progress();
+  // Called on every progress() (the self-launched rank 0's progress line).
+  void set_progress_hook(std::function<void()> hook);
+  // What the rank leaves before it ends on a fault, called once from the watchdog's thread:
+  // timeout (no progress) or failed (stopped by a signal mid-phase), and the sentence naming
+  // this rank, its host and the phase.
+  using LastWords = std::function<void(Status status, const std::string& why)>;
+  void set_last_words(LastWords last_words);
+  // Polled by the watchdog every 0.1 s: true once a signal asked this process to stop. A phase
+  // blocked in MPI cannot look itself.
+  void set_stop_check(std::function<bool()> stopped);
 
   // Every rank's identity, on every rank.
   std::vector<RankIdentity> exchange_identities(const RankIdentity& mine) const;
@@ -56,6 +71,7 @@ class MpiSession {
 
  private:
   void watch();
+  void say_last_words(Status status, const std::string& why);
 
   std::string probe_id_;
   int rank_ = -1;  // until MPI_Init returns
@@ -66,6 +82,11 @@ class MpiSession {
   double watchdog_s_ = 0;
   std::chrono::steady_clock::time_point limit_;
   std::string phase_ = "MPI start-up (MPI_Init waits for every rank)";
+  std::string host_;
+  std::function<void()> progress_hook_;
+  LastWords last_words_;
+  std::function<bool()> stopped_;
+  bool stop_said_ = false;
   std::thread watchdog_;
 };
 

@@ -1,9 +1,5 @@
 #include "rank_report.hpp"
 
-#include <cstdio>
-#include <fstream>
-#include <sstream>
-
 namespace nodeaudit::comm {
 namespace {
 
@@ -45,24 +41,6 @@ std::optional<RankReport> report_from_json(const std::string& text) {
   } catch (const std::exception&) {
     return std::nullopt;
   }
-}
-
-bool write_report_file(const std::string& path, const RankReport& report) {
-  const std::string temp = path + ".partial";
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    out << report_to_json(report).dump();
-    if (!out.flush()) return false;
-  }
-  return std::rename(temp.c_str(), path.c_str()) == 0;
-}
-
-std::optional<RankReport> read_report_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return report_from_json(buffer.str());
 }
 
 }  // namespace nodeaudit::comm

@@ -1,5 +1,5 @@
 // What rank 0 of a self-launched job hands back to the probe that launched it: its metrics,
-// findings, info and outcome, as one JSON file written atomically. Other ranks write nothing.
+// findings, info and outcome (streamed as lines, rank_stream.hpp). Other ranks send nothing.
 #pragma once
 
 #include <optional>
@@ -23,9 +23,5 @@ struct RankReport {
 nlohmann::json report_to_json(const RankReport& report);
 // nullopt when the text is not a report (truncated file, other content).
 std::optional<RankReport> report_from_json(const std::string& text);
-
-// Writes to a temp file beside `path`, then renames: a reader never sees half a report.
-bool write_report_file(const std::string& path, const RankReport& report);
-std::optional<RankReport> read_report_file(const std::string& path);
 
 }  // namespace nodeaudit::comm

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "result.hpp"
+
 namespace nodeaudit {
 
 nlohmann::json RunSettings::to_json() const {
@@ -45,6 +47,16 @@ RepeatPolicy default_policy(Level level) {
 ProbeContext::ProbeContext(ParamValues params, RunSettings settings, const std::atomic<bool>* cancel_flag,
                            std::chrono::steady_clock::time_point deadline)
     : params_(std::move(params)), settings_(std::move(settings)), cancel_flag_(cancel_flag), deadline_(deadline) {}
+
+void ProbeContext::set_partial_keeper(EntryKeeper keeper, EntryBuilder builder) {
+  keeper_ = std::move(keeper);
+  builder_ = std::move(builder);
+}
+
+nlohmann::json ProbeContext::entry_so_far(const Outcome& if_ended_now) const {
+  if (builder_) return builder_(if_ended_now);
+  return probe_entry("", if_ended_now, params_.to_json(), 0, metrics_, findings_, info_);
+}
 
 bool ProbeContext::cancelled() const { return cancel_flag_ != nullptr && cancel_flag_->load(); }
 

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "measure.hpp"
 #include "metric.hpp"
 #include "param.hpp"
+#include "probe.hpp"
 
 namespace nodeaudit {
 
@@ -63,6 +65,17 @@ class ProbeContext {
   const std::vector<Finding>& findings() const { return findings_; }
   const nlohmann::json& info() const { return info_; }
 
+  // For a probe whose process may be ended from outside before its body returns (an MPI rank: when
+  // a peer dies the launcher kills it): the caller's way to keep the figures measured so far. The
+  // probe builds its entry as it stands on its own thread (`entry_so_far`, the result file's probe
+  // entry with `if_ended_now` as status) and may hand a copy to `keeper()` from any thread, which
+  // writes it where the finished entry would go. No keeper: nothing is kept before the end.
+  using EntryKeeper = std::function<void(const nlohmann::json& entry)>;
+  using EntryBuilder = std::function<nlohmann::json(const Outcome& if_ended_now)>;
+  void set_partial_keeper(EntryKeeper keeper, EntryBuilder builder);
+  const EntryKeeper& keeper() const { return keeper_; }
+  nlohmann::json entry_so_far(const Outcome& if_ended_now) const;
+
  private:
   ParamValues params_;
   RunSettings settings_;
@@ -71,6 +84,8 @@ class ProbeContext {
   std::vector<Metric> metrics_;
   std::vector<Finding> findings_;
   nlohmann::json info_ = nlohmann::json::object();
+  EntryKeeper keeper_;
+  EntryBuilder builder_;
 };
 
 }  // namespace nodeaudit

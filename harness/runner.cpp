@@ -118,10 +118,15 @@ double probe_deadline_s(const ProbeSpec& spec, const ParamValues& params, Level 
 }
 
 nlohmann::json run_probe_in_process(const ProbeSpec& spec, const ParamValues& params, const RunSettings& settings,
-                                    const std::atomic<bool>& cancel, double deadline_s) {
+                                    const std::atomic<bool>& cancel, double deadline_s,
+                                    const ProbeContext::EntryKeeper& keeper) {
   const auto start = clock_type::now();
   const auto deadline = start + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(deadline_s));
   ProbeContext ctx(params, settings, &cancel, deadline);
+  if (keeper)
+    ctx.set_partial_keeper(keeper, [&](const Outcome& if_ended_now) {
+      return probe_entry(spec.id, if_ended_now, params.to_json(), seconds_since(start), ctx.metrics(), ctx.findings(), ctx.info());
+    });
   Outcome outcome;
   if (!spec.body) {
     outcome = Outcome::skipped("not built (" + spec.not_built_reason.value_or("unknown reason") + ")");

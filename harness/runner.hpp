@@ -39,8 +39,10 @@ nlohmann::json run_probe_isolated(const ProbeSpec& spec, const std::map<std::str
                                   const ProgressFn& progress);
 
 // Child side: runs the probe body in this process and returns its entry (no telemetry).
-// `cancel` is the flag the signal handler sets.
+// `cancel` is the flag the signal handler sets. `keeper`, when given, receives the entry as it
+// stands whenever the probe keeps its figures so far (ProbeContext::keeper: MPI ranks).
 nlohmann::json run_probe_in_process(const ProbeSpec& spec, const ParamValues& params, const RunSettings& settings,
-                                    const std::atomic<bool>& cancel, double deadline_s);
+                                    const std::atomic<bool>& cancel, double deadline_s,
+                                    const ProbeContext::EntryKeeper& keeper = {});
 
 }  // namespace nodeaudit

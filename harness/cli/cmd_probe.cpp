@@ -3,6 +3,7 @@
 // lists exactly its parameters. `run` re-executes this command as the isolated child.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -45,11 +46,11 @@ std::string param_help(const ParamSpec& p) {
 // the runner of `run` judges its child from outside instead.
 nlohmann::json run_rounds_in_process(const ProbeSpec& spec, const ParamValues& params, const RunSettings& settings,
                                      const std::atomic<bool>& cancel, double deadline_s, int rounds,
-                                     bool judge_foreign_load) {
+                                     bool judge_foreign_load, const ProbeContext::EntryKeeper& keeper) {
   std::vector<nlohmann::json> entries;
   for (int round = 0; round < rounds && (round == 0 || !cancel.load()); ++round) {
     const HostLoadReading before = read_host_load();
-    nlohmann::json entry = run_probe_in_process(spec, params, settings, cancel, deadline_s);
+    nlohmann::json entry = run_probe_in_process(spec, params, settings, cancel, deadline_s, keeper);
     if (judge_foreign_load) {
       entry["disturbance"] = judge_disturbance(before, read_host_load(), static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
       entry["disturbed"] = entry["disturbance"]["disturbed"];
@@ -92,8 +93,27 @@ int execute(const ProbeSpec& spec, ProbeInvocation& inv) {
   if (!child && !secondary_rank && !inv.common.out.empty()) out = resolve_out_path(inv.common.out, "results", host_name());
   const std::atomic<bool>& cancel = install_interrupt_handler();
   const double deadline_s = inv.deadline_s > 0 ? inv.deadline_s : probe_deadline_s(spec, params, settings.level);
+  const auto new_doc = [&] {
+    return new_result_document(to_string(settings.level), "", {"nodeaudit", "probe", spec.id}, collect_env(settings.data_dir, *nvml));
+  };
+  // Rank 0 of an MPI job holds the result file from the start: when a peer dies the launcher kills
+  // every rank before the probe returns, and the file keeps the figures completed before.
+  nlohmann::json doc;
+  std::string out_path;
+  ProbeContext::EntryKeeper keeper;
+  if (mpi_rank && out) {
+    doc = new_doc();
+    out_path = claim_out_file(*out, doc.dump(2) + "\n");
+    keeper = [doc, out_path](const nlohmann::json& entry) {
+      nlohmann::json partial = doc, kept = entry;
+      hoist_multinode(partial, kept);
+      partial["probes"].push_back(std::move(kept));
+      write_file_atomic(out_path, partial.dump(2) + "\n", false);
+    };
+  }
   // Not judged inside an MPI job: the other ranks on this node are the job itself, not foreign load.
-  nlohmann::json entry = run_rounds_in_process(spec, params, settings, cancel, deadline_s, rounds, !child && !mpi_rank);
+  nlohmann::json entry =
+      run_rounds_in_process(spec, params, settings, cancel, deadline_s, rounds, !child && !mpi_rank, keeper);
   if (child) {
     write_file_atomic(inv.child_out, entry.dump(), false);
     return exit_ok;
@@ -104,22 +124,23 @@ int execute(const ProbeSpec& spec, ProbeInvocation& inv) {
     if (status == Status::interrupted) return exit_interrupted;
     return status == Status::ok || status == Status::skipped ? exit_ok : exit_fail;
   }
-  if (entry.value("input_error", false)) throw UsageError(spec.id, entry.value("reason", "bad input"));
-  entry["telemetry"] = nlohmann::json::object();
-  nlohmann::json doc = new_result_document(to_string(settings.level), "", {"nodeaudit", "probe", spec.id},
-                                           collect_env(settings.data_dir, *nvml));
-  if (entry["info"].contains("multinode")) {  // the job's hosts, ranks and GPUs: a top-level block
-    doc["multinode"] = entry["info"]["multinode"];
-    entry["info"].erase("multinode");
+  if (entry.value("input_error", false)) {
+    if (!out_path.empty()) std::filesystem::remove(out_path);  // this run's own file: bad input leaves none
+    throw UsageError(spec.id, entry.value("reason", "bad input"));
   }
+  entry["telemetry"] = nlohmann::json::object();
+  if (doc.is_null()) doc = new_doc();
+  hoist_multinode(doc, entry);  // the job's hosts, ranks and GPUs: a top-level block
   doc["probes"].push_back(entry);
   doc["finished_at"] = utc_now_iso8601();
-  const std::string out_path = out ? claim_out_file(*out, doc.dump(2) + "\n") : "";
+  if (!out_path.empty()) write_file_atomic(out_path, doc.dump(2) + "\n", false);
+  else if (out) out_path = claim_out_file(*out, doc.dump(2) + "\n");
   if (inv.common.format == "json") std::cout << doc.dump(2) << "\n";
   else std::cout << render_probe(entry);
   // With --format json the entry's `disturbed` and `evidence` say it; stdout stays one document.
   if (inv.common.format != "json") std::cout << disturbance_warning(entry);
-  if (!out_path.empty() && inv.common.format != "json") std::cout << "result written to " << out_path << "\n";
+  if (!out_path.empty() && inv.common.format != "json")
+    std::cout << "result written to " << out_path << where_written(mpi_rank) << "\n";
   if (status == Status::interrupted) return exit_interrupted;
   return status == Status::ok || status == Status::skipped ? exit_ok : exit_fail;
 }

@@ -79,22 +79,30 @@ void check_mpi_plan(const std::vector<const ProbeSpec*>& plan) {
 }
 
 nlohmann::json run_probe_as_mpi_rank(const ProbeSpec& spec, const RunSettings& settings, const RunInvocation& inv,
-                                     const std::atomic<bool>& interrupt) {
+                                     const std::atomic<bool>& interrupt, const ProbeContext::EntryKeeper& keeper) {
   if (!spec.across_mpi_ranks)
     return probe_entry(spec.id, Outcome::skipped("measures one node, not an MPI job: run `nodeaudit run` without mpirun for it"),
                        nlohmann::json::object(), 0, {}, {}, nlohmann::json::object());
   const ParamValues params = resolve_params(spec.params, probe_params_for(spec, inv.extras), settings.level);
   nlohmann::json entry =
-      run_probe_in_process(spec, params, settings, interrupt, probe_deadline_s(spec, params, settings.level));
+      run_probe_in_process(spec, params, settings, interrupt, probe_deadline_s(spec, params, settings.level), keeper);
   entry["telemetry"] = {{"note", "not sampled: the probe ran inside an MPI rank"}};
   return entry;
 }
 
-// The job-wide `multinode` block one of the MPI probes recorded (hosts, ranks, GPU per rank).
-void hoist_multinode(nlohmann::json& doc, nlohmann::json& entry) {
-  if (!entry.contains("info") || !entry["info"].contains("multinode")) return;
-  doc["multinode"] = entry["info"]["multinode"];
-  entry["info"].erase("multinode");
+// Rank 0's way to keep an MPI probe's figures so far (ProbeContext::keeper): when a peer dies the
+// launcher kills every rank before the probe returns, so the result file is rewritten with the
+// probe's entry as it stands after each completed step, and with its last words. Called from the
+// rank's watchdog thread too: it works on its own copy of the document as it was when the probe began.
+ProbeContext::EntryKeeper partial_entry_writer(nlohmann::json doc_so_far, std::string out_path) {
+  return [doc_so_far = std::move(doc_so_far), out_path = std::move(out_path)](const nlohmann::json& entry) {
+    nlohmann::json doc = doc_so_far;
+    nlohmann::json kept = entry;
+    kept["telemetry"] = {{"note", "not sampled: the probe ran inside an MPI rank"}};
+    hoist_multinode(doc, kept);
+    doc["probes"].push_back(std::move(kept));
+    write_file_atomic(out_path, doc.dump(2) + "\n", false);
+  };
 }
 
 // A probe's block as it ends; a skip reason already printed for an earlier probe is not repeated.
@@ -145,6 +153,11 @@ class RoundsOfRun {
   std::vector<std::vector<nlohmann::json>> entries_;
   int rounds_;
 };
+
+nlohmann::json with_probes(nlohmann::json doc, nlohmann::json probes) {
+  doc["probes"] = std::move(probes);
+  return doc;
+}
 
 int finish_code(const nlohmann::json& doc, bool interrupted, int assessment_code) {
   if (interrupted) return exit_interrupted;
@@ -205,7 +218,9 @@ int execute(RunInvocation& inv) {
       nlohmann::json entry =
           left_out ? probe_entry(spec.id, Outcome::skipped(*left_out), nlohmann::json::object(), 0, {}, {},
                                  nlohmann::json::object())
-          : mpi_rank ? run_probe_as_mpi_rank(spec, run_settings, inv, interrupt)
+          : mpi_rank ? run_probe_as_mpi_rank(spec, run_settings, inv, interrupt,
+                                             writes ? partial_entry_writer(with_probes(doc, rounds_of_run.probes_block(plan, false)), out_path)
+                                                    : ProbeContext::EntryKeeper{})
                      : run_probe_isolated(spec, probe_params_for(spec, inv.extras), iso, interrupt,
                                           progress_printer(live, spec.id, step + 1, plan.size()));
       if (live) std::fputs("\r\033[K", stderr);
@@ -231,7 +246,8 @@ int execute(RunInvocation& inv) {
   if (json_out) std::cout << doc.dump(2) << "\n";
   else
     std::fputs(("\n" + render_skip_groups(group_skipped(doc), "") + render_status_counts(doc) +
-                render_run_assessment(doc) + "result written to " + out_path + "\n" + render_run_summary(doc))
+                render_run_assessment(doc) + "result written to " + out_path + where_written(mpi_rank) + "\n" +
+                render_run_summary(doc))
                    .c_str(),
                log);
   return finish_code(doc, interrupt.load(), assessment_code);

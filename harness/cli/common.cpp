@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "../container.hpp"
+#include "../env.hpp"
 #include "../errors.hpp"
 #include "../result.hpp"
 
@@ -169,6 +170,16 @@ const std::atomic<bool>& install_interrupt_handler() {
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
   return interrupt_flag;
+}
+
+std::string where_written(const std::optional<int>& mpi_rank) {
+  return mpi_rank ? " on " + host_name() + " (rank 0's host)" : "";
+}
+
+void hoist_multinode(nlohmann::json& doc, nlohmann::json& entry) {
+  if (!entry.contains("info") || !entry["info"].contains("multinode")) return;
+  doc["multinode"] = entry["info"]["multinode"];
+  entry["info"].erase("multinode");
 }
 
 bool stdout_is_tty() { return isatty(STDOUT_FILENO) != 0; }

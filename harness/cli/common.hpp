@@ -50,6 +50,11 @@ OutPath resolve_out_path(const std::string& out, const std::string& default_dir,
 // "-3", ...: the first free one, taken atomically, so no run overwrites or loses another's result.
 // A name the user gave that exists by now is refused (UsageError).
 std::string claim_out_file(const OutPath& out, const std::string& content);
+// " on HOST (rank 0's host)" under an MPI launcher, where the file is written on rank 0's host and
+// the launcher's terminal may be elsewhere; empty otherwise.
+std::string where_written(const std::optional<int>& mpi_rank);
+// Moves the job-wide `multinode` block an MPI probe recorded in its info to the document's top.
+void hoist_multinode(nlohmann::json& doc, nlohmann::json& entry);
 
 // Path of the running binary, for re-executing it as a probe child.
 std::string self_exe_path();

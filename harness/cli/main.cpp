@@ -5,6 +5,7 @@
 #include <iostream>
 #include <thread>
 
+#include "../env.hpp"
 #include "../errors.hpp"
 #include "../mpi_env.hpp"
 #include "../registry.hpp"
@@ -21,6 +22,18 @@ void check_probe_id(int argc, char** argv) {
   std::string ids;
   for (const auto* s : nodeaudit::probe_registry().all()) ids += (ids.empty() ? "" : ", ") + s->id;
   throw nodeaudit::UsageError(std::string("probe '") + argv[2] + "'", "unknown probe id; known: " + ids);
+}
+
+// Under an MPI launcher every rank meets the same bad input; rank 0 says it once, naming its host
+// (the launcher's terminal may be on another machine). The launcher tears the job down when the
+// first rank exits non-zero, so the others wait a moment first: a silent rank leaving first could
+// kill rank 0 before it printed (seen under load).
+int usage_error(const std::string& line) {
+  const std::optional<int> rank = nodeaudit::mpi_world_rank_from_env();
+  if (!rank) std::cerr << "nodeaudit: " << line << "\n";
+  else if (*rank == 0) std::cerr << "nodeaudit: " << line << " (MPI rank 0 on " << nodeaudit::host_name() << ")\n";
+  else std::this_thread::sleep_for(std::chrono::seconds(3));
+  return nodeaudit::cli::exit_usage;
 }
 
 }  // namespace
@@ -51,17 +64,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ExtrasError&) {
-    std::cerr << "nodeaudit: " << cli::explain_unexpected_argument(app, argc, argv) << "\n";
-    return cli::exit_usage;
+    return usage_error(cli::explain_unexpected_argument(app, argc, argv));
   } catch (const CLI::ParseError& e) {
-    std::cerr << "nodeaudit: " << e.what() << " (see nodeaudit --help)\n";
-    return cli::exit_usage;
+    return usage_error(std::string(e.what()) + " (see nodeaudit --help)");
   } catch (const UsageError& e) {
-    // Under an MPI launcher every rank meets the same bad input; rank 0 says it once. The launcher
-    // tears the job down when the first rank exits non-zero, so the others wait a moment first:
-    // a silent rank leaving first could kill rank 0 before it printed (seen under load).
-    if (mpi_world_rank_from_env().value_or(0) == 0) std::cerr << "nodeaudit: " << e.what() << "\n";
-    else std::this_thread::sleep_for(std::chrono::seconds(3));
-    return cli::exit_usage;
+    return usage_error(e.what());
   }
 }

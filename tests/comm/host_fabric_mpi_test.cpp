@@ -7,7 +7,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <iterator>
 #include <set>
+#include <signal.h>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -72,12 +76,45 @@ TEST(HostFabric, HungRankEndsTheJobNoHang) {
   EXPECT_NE(end.log_tail.find("made no progress"), std::string::npos) << end.log_tail;
 }
 
-TEST(HostFabric, DeadRankEndsTheJobNoHang) {
+// Rank 1 killed after rank 0 kept two sizes: the launcher sends rank 0 SIGTERM (then SIGKILL a
+// second later); rank 0's watchdog sees the signal's flag and its last words re-send the kept
+// figures with the phase. Observed here, not just a non-zero exit.
+TEST(HostFabric, DeadRankLeavesRankZerosLastWordsWithTheKeptFigures) {
   if (!have_mpirun()) GTEST_SKIP() << "mpirun not found on PATH (install openmpi-bin)";
-  const LaunchEnd end = run_launcher(mpirun_np2("die"), log_path("nodeaudit-die.log"), 60, {});
+  const std::filesystem::path pid_dir = std::filesystem::temp_directory_path() / ("nodeaudit-die-" + std::to_string(getpid()));
+  std::filesystem::create_directories(pid_dir);
+  std::vector<std::string> args = mpirun_np2("die");
+  args.insert(args.begin() + 1, {"-x", "NODEAUDIT_TEST_PID_DIR=" + pid_dir.string()});
+  const std::string log = log_path("nodeaudit-die.log");
+  auto job = std::async(std::launch::async, [&] { return run_launcher(args, log, 120, {}); });
+  const auto read_log = [&] {
+    std::ifstream in(log);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  bool kept_two = false;
+  for (int i = 0; i < 600 && !kept_two; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    kept_two = read_log().find("kept sizes=2 ") != std::string::npos;
+  }
+  ASSERT_TRUE(kept_two) << read_log();
+  int rank1 = 0;
+  std::ifstream(pid_dir / "rank1.pid") >> rank1;
+  ASSERT_GT(rank1, 0);
+  ASSERT_EQ(kill(rank1, SIGKILL), 0);
+  const LaunchEnd end = job.get();
+  std::filesystem::remove_all(pid_dir);
   EXPECT_FALSE(end.timed_out) << end.log_tail;
   EXPECT_NE(end.exit_code, 0) << end.log_tail;
-  EXPECT_EQ(end.log_tail.find("outcome ok"), std::string::npos) << end.log_tail;
+  const std::string text = read_log();
+  EXPECT_EQ(text.find("outcome ok"), std::string::npos) << text;
+  const auto last_words = text.find("status=failed: rank 0 of 2 (");
+  ASSERT_NE(last_words, std::string::npos) << text;
+  const std::string line = text.substr(last_words, text.find('\n', last_words) - last_words);
+  EXPECT_NE(line.find("was stopped by a signal during "), std::string::npos) << line;
+  EXPECT_TRUE(line.find("ping-pong at") != std::string::npos || line.find("all-reduce at") != std::string::npos) << line;
+  // The kept entry came after at least the two sizes seen before the kill.
+  const auto sizes_at = text.rfind("kept sizes=", last_words);
+  EXPECT_GE(std::atoi(text.c_str() + sizes_at + 11), 2) << line;
 }
 
 TEST(HostFabric, MinSizeAboveMaxSizeIsBadInputBeforeAnyRankStarts) {

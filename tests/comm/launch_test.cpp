@@ -45,9 +45,8 @@ TEST(Command, SelfLaunch) {
   p.probe_id = "comm.host-fabric";
   p.level = "quick";
   p.params = {{"max-size", "4096"}};
-  p.rank_out_path = "/tmp/r0.json";
   const std::vector<std::string> expected = {"mpirun", "--allow-run-as-root", "--oversubscribe", "--hostfile", "hosts.txt",
-                                             "-np", "4", "-x", "NODEAUDIT_COMM_RANK_OUT=/tmp/r0.json", "--mca", "btl",
+                                             "-np", "4", "-x", "NODEAUDIT_COMM_REPORT=stdout", "--mca", "btl",
                                              "tcp,self", "/bin/nodeaudit", "probe", "comm.host-fabric", "--level", "quick",
                                              "--max-size", "4096"};
   EXPECT_EQ(launch_command(p), expected);
