@@ -51,6 +51,8 @@ HostFabricPlan plan_from(const ProbeContext& ctx) {
   plan.rank_timeout_s = ctx.params().duration_s("rank-timeout");
   plan.target_rep_s = ctx.level() == Level::quick ? 0.005 : ctx.level() == Level::standard ? 0.02 : 0.1;
   plan.fixed_iterations = static_cast<int>(ctx.params().integer("iterations"));
+  plan.pairs = ctx.params().boolean("pairs");
+  plan.slow_host_factor = ctx.params().real("slow-host-factor");
   return plan;
 }
 
@@ -73,7 +75,13 @@ LaunchPlan launch_plan_from(const ProbeContext& ctx) {
   plan.params = {{"min-size", std::to_string(p.size_bytes("min-size"))},
                  {"max-size", std::to_string(p.size_bytes("max-size"))},
                  {"rank-timeout", fmt::format("{}s", p.duration_s("rank-timeout"))},
-                 {"iterations", std::to_string(p.integer("iterations"))}};
+                 {"iterations", std::to_string(p.integer("iterations"))},
+                 {"pairs", p.boolean("pairs") ? "true" : "false"},
+                 {"slow-host-factor", fmt::format("{}", p.real("slow-host-factor"))}};
+  if (p.boolean("pairs")) {  // one rank on each host of the hostfile, whatever its slots
+    plan.ranks = static_cast<int>(hostfile_hosts(plan.hostfile).size());
+    plan.extra_args = "--map-by node " + plan.extra_args;
+  }
   if (ctx.settings().repetitions) plan.params.emplace_back("repetitions", std::to_string(*ctx.settings().repetitions));
   return plan;
 }
@@ -116,8 +124,13 @@ Outcome measure_host_fabric(ProbeContext& ctx) {
   if (!job) {
     if (ctx.params().integer("ranks") == 1)
       return Outcome::bad_input("--ranks 1: host-fabric needs at least 2 ranks (2 or more, or 0 for one per slot of the hostfile or allocation)");
-    if (const std::string hostfile = ctx.params().text("hostfile"); !hostfile.empty())
+    const std::string hostfile = ctx.params().text("hostfile");
+    if (!hostfile.empty())
       if (auto problem = hostfile_problem(hostfile)) return Outcome::bad_input(*problem);
+    if (ctx.params().boolean("pairs") && (hostfile.empty() || hostfile_hosts(hostfile).size() < 2))
+      return Outcome::bad_input(fmt::format("--pairs: needs 2 or more hosts to pair; {}",
+                                            hostfile.empty() ? "give them with --hostfile (one host per line)"
+                                                             : "--hostfile " + hostfile + " names 1"));
     return self_launch(ctx, host_fabric_deadline_s(ctx.params(), ctx.level()));
   }
   if (is_isolated_run_child(read_own_argv()))  // `run` under mpirun runs MPI probes in-process, never as a child
@@ -151,6 +164,12 @@ ProbeSpec make_host_fabric_spec() {
       ParamSpec{.name = "iterations", .type = ParamType::integer, .default_by_level = same_at_all_levels("0"),
                 .help = "Round trips (and all-reduces) per timed repetition; 0 = as many as fill the level's repetition time. "
                         "A fixed count matches NetPIPE's -n", .min = 0, .max = 10000000},
+      ParamSpec{.name = "pairs", .type = ParamType::boolean, .default_by_level = same_at_all_levels("false"),
+                .help = "Ping-pong between every pair of hosts (the first rank of each) at --min-size and --max-size, in "
+                        "N-1 rounds of concurrent pairs, and name the slow host; instead of the rank-0 sweep"},
+      ParamSpec{.name = "slow-host-factor", .type = ParamType::real, .default_by_level = same_at_all_levels("2"),
+                .help = "--pairs: a host whose pairs' median bandwidth is this many times below the median of the pairs "
+                        "without it is named", .min = 1.1, .max = 1000},
       ParamSpec{.name = "rank-timeout", .type = ParamType::duration, .default_by_level = {"60s", "300s", "1800s"},
                 .help = "No progress for this long ends the job: a rank that completes no timed step for it (a peer died "
                         "or hangs, a host was lost) ends itself, naming the phase; a self-started launcher that has not "

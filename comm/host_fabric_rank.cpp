@@ -28,6 +28,7 @@
 #include <fmt/format.h>
 
 #include "collective_math.hpp"
+#include "host_pairs_rank.hpp"
 #include "mpi_launch.hpp"
 #include "mpi_session.hpp"
 #include "rank_stream.hpp"
@@ -151,12 +152,13 @@ nlohmann::json multinode_of(const std::vector<RankIdentity>& ids) {
   return {{"ranks", ids.size()}, {"hosts", distinct_hosts(ids)}, {"placement", placement}};
 }
 
-void describe_job(ProbeContext& ctx, const std::vector<RankIdentity>& ids) {
+void describe_job(ProbeContext& ctx, const std::vector<RankIdentity>& ids, bool pairs) {
   ctx.info()["ranks"] = ids.size();
   ctx.info()["hosts"] = distinct_hosts(ids);
   ctx.info()["multinode"] = multinode_of(ids);
   ctx.info()["rank_hosts"] = ctx.info()["multinode"]["placement"];
   ctx.info()["mpi"] = mpi_library_version();
+  if (pairs) return;  // the pairs say their own formula
   ctx.info()["allreduce_bw_formula"] = "size / time * 2(n-1)/n (nccl-tests busbw), time = mean over ranks";
   const int partner = pingpong_partner(ids);
   ctx.info()["pingpong_formula"] = "one-way time = round trip / 2 between rank 0 and its partner; bw = size / one-way time";
@@ -225,10 +227,10 @@ Outcome measure_host_fabric_as_rank(ProbeContext& ctx, const HostFabricPlan& pla
   } else if (mpi.size() < 2) {
     outcome = Outcome::failed(fmt::format("needs at least 2 MPI ranks, the job has {}", mpi.size()));
   } else {
-    if (mpi.rank() == 0) describe_job(ctx, ids);
+    if (mpi.rank() == 0) describe_job(ctx, ids, plan.pairs);
     else ctx.info()["role"] = fmt::format("rank {} of {}: rank 0 records the figures", mpi.rank(), mpi.size());
     if (checkpoint.active()) checkpoint.save(ctx.entry_so_far(cut_short_after(plan.min_bytes, 0, 0)));
-    outcome = sweep_sizes(ctx, mpi, plan, ids, checkpoint);
+    outcome = plan.pairs ? measure_host_pairs(ctx, mpi, plan, ids, checkpoint) : sweep_sizes(ctx, mpi, plan, ids, checkpoint);
   }
   if (mpi.rank() == 0 && streaming_to_stdout()) stream_report(ctx.entry_so_far(outcome), true);
   return outcome;

@@ -15,6 +15,8 @@ struct HostFabricPlan {
   double rank_timeout_s = 60;
   double target_rep_s = 0.005;  // one timed repetition lasts about this long
   int fixed_iterations = 0;     // > 0: round trips (all-reduces) per repetition, as NetPIPE's -n
+  bool pairs = false;           // every pair of hosts instead of the rank-0 sweep (host_pairs.hpp)
+  double slow_host_factor = 2;  // --pairs: a host this many times below the others is named
 };
 
 // Runs as one rank of the job; rank 0 records the figures in `ctx`. `mine` is this rank's

@@ -8,6 +8,7 @@
 #include <netdb.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -127,6 +128,17 @@ std::vector<std::string> launch_command(const LaunchPlan& plan) {
   args.insert(args.end(), {plan.self_exe, "probe", plan.probe_id, "--level", plan.level});
   for (const auto& [name, value] : plan.params) args.insert(args.end(), {"--" + name, value});
   return args;
+}
+
+std::vector<std::string> hostfile_hosts(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> hosts;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line.substr(0, line.find('#')));
+    std::string host;
+    if (words >> host && std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
+  }
+  return hosts;
 }
 
 std::optional<std::string> hostfile_problem(const std::string& path) {

@@ -49,6 +49,8 @@ std::vector<std::string> launch_command(const LaunchPlan& plan);
 // Why a self-started job cannot use this hostfile, checked before any rank starts: missing or
 // unreadable, no host in it, or a host name that does not resolve (line and name). nullopt: usable.
 std::optional<std::string> hostfile_problem(const std::string& path);
+// The hosts a hostfile names, in order, each once (empty when it cannot be read).
+std::vector<std::string> hostfile_hosts(const std::string& path);
 
 struct LaunchEnd {
   bool started = false;

@@ -123,3 +123,57 @@ TEST(HostFabric, MinSizeAboveMaxSizeIsBadInputBeforeAnyRankStarts) {
   EXPECT_EQ(end.exit_code, 2) << end.log_tail;
   EXPECT_EQ(end.log_tail, "nodeaudit: comm.host-fabric: --min-size 1 KiB is larger than --max-size 8 B: the sweep needs min <= max");
 }
+
+// --rank-timeout is "no progress for this long", not a deadline: a sweep that lasts several times
+// longer (its length set by the level's repetition time, not this machine's speed) completes.
+TEST(HostFabric, HealthySweepLongerThanTheRankTimeoutCompletes) {
+  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found on PATH (install openmpi-bin)";
+  const std::string out = log_path("nodeaudit-hostfabric-long.json");
+  const LaunchEnd end = run_launcher({NODEAUDIT_BINARY, "probe", "comm.host-fabric", "--max-size", "64MiB", "--rank-timeout", "1s",
+                                      "--format", "json"},
+                                     out, 300, {});
+  ASSERT_EQ(end.exit_code, 0) << end.log_tail;
+  std::ifstream in(out);
+  const auto probe = nlohmann::json::parse(in)["probes"][0];
+  EXPECT_EQ(probe["status"], "ok") << probe["reason"];
+  EXPECT_EQ(probe["info"]["sizes_checked"], 24);  // 8 B .. 64 MiB
+  EXPECT_GT(probe["duration_s"].get<double>(), 2.0) << "the sweep must outlast --rank-timeout for this test to mean anything";
+}
+
+TEST(HostFabric, OneRankOrAnUnresolvableHostIsBadInputBeforeAnyRankStarts) {
+  LaunchEnd end = run_launcher({NODEAUDIT_BINARY, "probe", "comm.host-fabric", "--ranks", "1"}, log_path("nodeaudit-ranks1.log"), 30, {});
+  EXPECT_EQ(end.exit_code, 2) << end.log_tail;
+  EXPECT_EQ(end.log_tail, "nodeaudit: comm.host-fabric: --ranks 1: host-fabric needs at least 2 ranks (2 or more, or 0 for one "
+                          "per slot of the hostfile or allocation)");
+  const std::string hosts = log_path("nodeaudit-unresolvable-hosts");
+  std::ofstream(hosts) << "127.0.0.1 slots=1\nno-such-host.invalid slots=1\n";
+  end = run_launcher({NODEAUDIT_BINARY, "probe", "comm.host-fabric", "--hostfile", hosts, "--mpirun", "/nonexistent/mpirun"},
+                     log_path("nodeaudit-unresolvable.log"), 60, {});
+  EXPECT_EQ(end.exit_code, 2) << end.log_tail;  // refused before the (missing) launcher was tried
+  EXPECT_NE(end.log_tail.find("host 'no-such-host.invalid' (line 2) does not resolve"), std::string::npos) << end.log_tail;
+  EXPECT_EQ(end.log_tail.find('\n'), std::string::npos) << end.log_tail;  // one line
+  end = run_launcher({NODEAUDIT_BINARY, "probe", "comm.host-fabric", "--pairs", "true"}, log_path("nodeaudit-pairs1.log"), 30, {});
+  EXPECT_EQ(end.exit_code, 2) << end.log_tail;
+  EXPECT_EQ(end.log_tail, "nodeaudit: comm.host-fabric: --pairs: needs 2 or more hosts to pair; give them with --hostfile (one host per line)");
+  std::ofstream(hosts) << "127.0.0.1 slots=4\n";
+  end = run_launcher({NODEAUDIT_BINARY, "probe", "comm.host-fabric", "--pairs", "true", "--hostfile", hosts}, log_path("nodeaudit-pairs1.log"), 30, {});
+  EXPECT_EQ(end.exit_code, 2) << end.log_tail;
+  EXPECT_NE(end.log_tail.find("--hostfile " + hosts + " names 1"), std::string::npos) << end.log_tail;
+  std::filesystem::remove(hosts);
+}
+
+// Bad input under a launcher: every rank meets it, rank 0 alone says it, once, naming its host.
+TEST(HostFabric, BadInputUnderALauncherIsSaidOnceByRankZero) {
+  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found on PATH (install openmpi-bin)";
+  std::vector<std::string> args = {"mpirun", "--oversubscribe"};
+  if (geteuid() == 0) args.push_back("--allow-run-as-root");
+  args.insert(args.end(), {"-np", "2", NODEAUDIT_BINARY, "run", "--only", "comm.host-fabric", "--rank-timeout", "10s"});
+  const LaunchEnd end = run_launcher(args, log_path("nodeaudit-mpi-usage.log"), 60, {});
+  EXPECT_NE(end.exit_code, 0);
+  const std::string line = "nodeaudit: run --rank-timeout: not a run option but a parameter of probe comm.host-fabric";
+  const auto first = end.log_tail.find(line);
+  ASSERT_NE(first, std::string::npos) << end.log_tail;
+  EXPECT_EQ(end.log_tail.find(line, first + 1), std::string::npos) << end.log_tail;
+  EXPECT_NE(end.log_tail.find("(MPI rank 0 on "), std::string::npos) << end.log_tail;
+  EXPECT_EQ(end.log_tail.find("nodeaudit: nodeaudit:"), std::string::npos) << end.log_tail;
+}

@@ -69,6 +69,9 @@ class NamespaceHosts {
   // A private TMPDIR for the nodeaudit under test, so its launcher log is found without guessing.
   fs::path tmp() const { return dir_ / "tmp"; }
   fs::path file(const std::string& name) const { return dir_ / name; }
+  void slow(int host, const std::string& rate) const {
+    shell(script() + " slow " + tag_ + " " + std::to_string(host) + " " + rate);
+  }
   void link(int host, bool up) const {
     shell(script() + " link " + tag_ + " " + std::to_string(host) + (up ? " up" : " down"));
   }
@@ -272,4 +275,29 @@ TEST(MultiHost, UserLaunchedRunKeepsFiguresWhenARankDies) {
 
 TEST(MultiHost, UserLaunchedProbeKeepsFiguresWhenARankDies) {
   user_launched_rank_dies({NODEAUDIT_BINARY, "probe", "comm.host-fabric", "--max-size", "256MiB"});
+}
+
+// Three hosts, h3's link limited to 50 Mbit/s both ways (tc tbf): --pairs measures the three pairs
+// in three rounds and names h3, because every pair with it is slow.
+TEST(MultiHost, PairsNameTheHostWhoseLinkIsThrottled) {
+  NamespaceHosts hosts(3);
+  if (!hosts.why_not().empty()) GTEST_SKIP() << hosts.why_not();
+  hosts.slow(3, "50mbit");
+  const std::string out = hosts.file("pairs.json").string();
+  const LaunchEnd end = run_launcher({NODEAUDIT_BINARY, "probe", "comm.host-fabric", "--pairs", "true", "--hostfile",
+                                      hosts.hostfile(), "--mpirun-args", hosts.mpirun_args(), "--max-size", "256KiB", "--out", out},
+                                     hosts.file("run.log").string(), 180, {});
+  ASSERT_TRUE(end.exit_code == 0 || end.exit_code == 1) << end.log_tail;
+  const auto probe = load_json(out)["probes"][0];
+  ASSERT_EQ(probe["status"], "ok") << probe.dump(2);
+  EXPECT_EQ(probe["info"]["pairs_schedule"], "round robin: 3 pairs of 3 hosts in 3 rounds, each round's pairs at once");
+  int pair_metrics = 0;
+  for (const auto& m : probe["metrics"]) pair_metrics += m["name"] == "pair_bw";
+  EXPECT_EQ(pair_metrics, 3 * 2);  // 3 pairs x (8 B, 256 KiB)
+  std::vector<std::string> slow_hosts;
+  for (const auto& f : probe["findings"])
+    if (f["code"] == "host_fabric.slow_host") slow_hosts.push_back(f["message"]);
+  ASSERT_EQ(slow_hosts.size(), 1u) << probe["findings"].dump(2);
+  EXPECT_EQ(slow_hosts[0].rfind("h3: ", 0), 0u) << slow_hosts[0];
+  EXPECT_NE(slow_hosts[0].find("every pair with h3 is slow: h3's link or NIC"), std::string::npos) << slow_hosts[0];
 }

@@ -7,6 +7,7 @@
 #                                 namespace with its own hostname, `unshare --uts`) and DIR/mpirun-args
 #   netns-hosts.sh down TAG       kills what runs in the namespaces, deletes them and the bridge
 #   netns-hosts.sh link TAG I up|down   takes host I's link up or down
+#   netns-hosts.sh slow TAG I RATE      limits host I's link to RATE (tc tbf, e.g. 100mbit) both ways
 # TAG is "nat<pid of the test>n<k>" (k: the test's k-th set of hosts, so a set being torn down by
 # the kernel never collides with the next); `up` first removes what a dead test process left behind.
 # Only the namespaces and the bridge made here are touched; traffic stays among them and this host.
@@ -77,9 +78,15 @@ link() {
   ip link set "${1}v$2" "$3"
 }
 
+slow() {  # egress of both ends of host I's veth: what it sends and what it receives
+  tc qdisc replace dev "${1}v$2" root tbf rate "$3" burst 32kbit latency 50ms
+  ip netns exec "${1}h$2" tc qdisc replace dev eth0 root tbf rate "$3" burst 32kbit latency 50ms
+}
+
 case "${1:-}" in
   up) up "$2" "$3" "$4" ;;
   down) down "$2" ;;
   link) link "$2" "$3" "$4" ;;
-  *) echo "usage: $0 up TAG N DIR | down TAG | link TAG I up|down" >&2; exit 2 ;;
+  slow) slow "$2" "$3" "$4" ;;
+  *) echo "usage: $0 up TAG N DIR | down TAG | link TAG I up|down | slow TAG I RATE" >&2; exit 2 ;;
 esac
