@@ -14,17 +14,20 @@ namespace nodeaudit::report {
 
 namespace {
 
-constexpr const char* head =
+constexpr const char* head_before_title =
     "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
     "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-    "script-src 'unsafe-inline'\">\n<title>nodeaudit report</title>\n<style>\n"
+    "script-src 'unsafe-inline'\">\n<title>";
+constexpr const char* head_after_title =
+    "</title>\n<style>\n"
     "body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}"
     "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}th{background:#f4f4f4}"
     "td.num{text-align:right;font-variant-numeric:tabular-nums}td.best{font-weight:bold}"
     "figure{display:inline-block;margin:1em;vertical-align:top}figcaption{font-size:13px;color:#555;max-width:680px}"
     ".cheapest{background:#e6f4e6}.no-data{color:#888}td .status,td.status{font-size:12px;color:#555}"
     "td .ratio{font-size:12px}table.scorecard th{text-align:left}details.probe{margin:0.5em 0}"
-    "details.probe summary{cursor:pointer}.mixed{background:#fff4e0;padding:4px 8px}\n</style>\n</head>\n<body>\n";
+    "details.probe summary{cursor:pointer}.mixed{background:#fff4e0;padding:4px 8px}td.fail{color:#a00}"
+    ".pass{color:#070}\n</style>\n</head>\n<body>\n";
 
 constexpr const char* marker_script =
     "<script>\n(function () {\n  var charts = document.querySelectorAll('svg.chart');\n  var drawn = 0;\n"
@@ -151,8 +154,10 @@ std::string details_html(const Report& report) {
 
 }  // namespace
 
+std::string html_page_head(const std::string& title) { return head_before_title + xml_escape(title) + head_after_title; }
+
 std::string render_report_html(const Report& report) {
-  std::string out = head;
+  std::string out = html_page_head("nodeaudit report");
   out += "<h1>nodeaudit report</h1>\n";
   if (report.redacted) out += "<p>Hostnames, serial numbers, UUIDs, PCI bus ids and command lines removed.</p>\n";
   out += scorecard_table(report) + nodes_table(report) + assessment_table(report) + charts_section(report) + details_html(report);

@@ -1,0 +1,88 @@
+#include "fleet_model.hpp"
+
+#include <charconv>
+#include <filesystem>
+
+#include "errors.hpp"
+#include "fleet_drift.hpp"
+
+namespace nodeaudit::report {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::string node_name(const std::string& path, const json& doc) {
+  const json& host = doc.at("env").at("host");
+  const auto hostname = host.find("hostname");
+  if (hostname != host.end() && hostname->is_string() && !hostname->get<std::string>().empty())
+    return hostname->get<std::string>();
+  return std::filesystem::path(path).stem().string();
+}
+
+bool parse_gpu_index(const std::string& text, std::int32_t& gpu) {
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), gpu);
+  return error == std::errc() && end == text.data() + text.size() && gpu >= 0;
+}
+
+std::string label_text(const json& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+std::uint32_t intern_figure(FleetInput& fleet, const std::string& probe, const std::string& params, const json& metric,
+                            std::string labels, bool per_gpu) {
+  const std::string name = metric.at("name").get<std::string>();
+  const std::string unit = metric.at("unit").get<std::string>();
+  const std::string key = probe + "|" + params + "|" + name + "|" + labels + "|" + unit;
+  const auto [it, added] = fleet.figure_index.emplace(key, static_cast<std::uint32_t>(fleet.figures.size()));
+  if (added)
+    fleet.figures.push_back(
+        {probe, name, std::move(labels), unit, metric.value("better", "higher") == "higher", per_gpu});
+  return it->second;
+}
+
+void add_probe(FleetInput& fleet, FleetNode& node, const json& probe) {
+  const std::string id = probe.value("id", "?");
+  const std::string status = probe.value("status", "?");
+  if (status == "failed" || status == "crashed" || status == "timeout")
+    node.faults.push_back(id + " " + status + ": " + probe.value("reason", ""));
+  for (const auto& finding : probe.value("findings", json::array()))
+    if (finding.value("severity", "") == "fail")
+      node.faults.push_back("finding " + finding.value("code", "?") + ": " + finding.value("message", ""));
+  const std::string params = probe.value("params", json::object()).dump();
+  const bool disturbed = probe.value("disturbed", false);
+  for (const auto& metric : probe.value("metrics", json::array())) {
+    std::string labels;  // json objects iterate in key order: the text is canonical
+    std::int32_t gpu = -1;
+    const json labels_json = metric.value("labels", json::object());
+    for (const auto& [key, value] : labels_json.items()) {
+      const std::string text = label_text(value);
+      if (key == "gpu" && parse_gpu_index(text, gpu)) continue;
+      labels += (labels.empty() ? "" : ", ") + key + "=" + text;
+    }
+    const std::uint32_t figure = intern_figure(fleet, id, params, metric, std::move(labels), gpu >= 0);
+    node.values.push_back({figure, gpu, metric.at("median").get<double>(), disturbed});
+  }
+}
+
+}  // namespace
+
+std::string FleetFigure::display() const {
+  return probe + " " + name + (labels.empty() ? "" : " [" + labels + "]");
+}
+
+void add_result(FleetInput& fleet, const std::string& path, const json& doc) {
+  FleetNode node;
+  node.name = node_name(path, doc);
+  node.path = path;
+  if (const auto it = fleet.node_index.find(node.name); it != fleet.node_index.end())
+    throw UsageError("node name '" + node.name + "'", "held by both " + fleet.nodes[it->second].path + " and " + path +
+                                                          "; a fleet report takes one result per node (leave one out)");
+  for (const auto& probe : doc.at("probes")) add_probe(fleet, node, probe);
+  node.config = config_of(doc);
+  node.provenance = provenance_of(node.name, doc);
+  fleet.node_index.emplace(node.name, fleet.nodes.size());
+  fleet.nodes.push_back(std::move(node));
+}
+
+}  // namespace nodeaudit::report
