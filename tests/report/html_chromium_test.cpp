@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli_process.hpp"
+#include "fleet_fixture.hpp"
 
 namespace fs = std::filesystem;
 using nodeaudit::proc::make_temp_dir;
@@ -95,5 +96,21 @@ TEST(HtmlInChromium, ScorecardFirstAndFiguresFoldedPerProbe) {
   EXPECT_EQ(occurrences(page.dom, "<details class=\"probe\" id=\"probe-gpu.gemm\" open"), 0u) << "folded by default";
   EXPECT_NE(page.dom.find("data-charts-rendered=\""), std::string::npos);
   EXPECT_NE(page.dom.find("not measured: gpu.gemm skipped"), std::string::npos);
+  EXPECT_EQ(page.log.find(":CONSOLE"), std::string::npos) << page.log;
+}
+
+// The fleet report's HTML: the verdict, then the figures folded per probe, with no console error.
+TEST(HtmlInChromium, FleetReportFoldsItsFiguresPerProbe) {
+  const std::string dir = make_temp_dir("fleet-html");
+  nodeaudit::test::write_generated_fleet(dir, 20);
+  const std::string html = dir + "/fleet.html";
+  const ProcessResult report = run_process({NODEAUDIT_BINARY, "report", "--fleet", dir, "--html", html});
+  ASSERT_EQ(report.exit_code, 1) << report.err;
+  const Rendered page = render_in_chromium(html, dir);
+  fs::remove_all(dir);
+  if (!page.skip_reason.empty()) GTEST_SKIP() << page.skip_reason;
+  EXPECT_NE(page.dom.find("Verdict: FAIL: 2 of 20 nodes fail</h2>"), std::string::npos) << page.dom.substr(0, 2000);
+  EXPECT_EQ(occurrences(page.dom, "<details class=\"probe\""), 7u) << "one folded group per probe of balanced.json";
+  EXPECT_LT(page.dom.find("Configuration drift"), page.dom.find("<details"));
   EXPECT_EQ(page.log.find(":CONSOLE"), std::string::npos) << page.log;
 }
