@@ -25,6 +25,13 @@ bool parse_gpu_index(const std::string& text, std::int32_t& gpu) {
   return error == std::errc() && end == text.data() + text.size() && gpu >= 0;
 }
 
+// The member `key` of `object`, or an empty value (never a copy: a probe's metrics carry every sample).
+const json& member(const json& object, const char* key) {
+  static const json none;
+  const auto it = object.find(key);
+  return it == object.end() ? none : *it;
+}
+
 std::string label_text(const json& value) {
   return value.is_string() ? value.get<std::string>() : value.dump();
 }
@@ -46,20 +53,21 @@ void add_probe(FleetInput& fleet, FleetNode& node, const json& probe) {
   const std::string status = probe.value("status", "?");
   if (status == "failed" || status == "crashed" || status == "timeout")
     node.faults.push_back(id + " " + status + ": " + probe.value("reason", ""));
-  for (const auto& finding : probe.value("findings", json::array()))
+  for (const auto& finding : member(probe, "findings"))
     if (finding.value("severity", "") == "fail")
       node.faults.push_back("finding " + finding.value("code", "?") + ": " + finding.value("message", ""));
-  const std::string params = probe.value("params", json::object()).dump();
+  const std::string params = member(probe, "params").is_null() ? "{}" : member(probe, "params").dump();
   const bool disturbed = probe.value("disturbed", false);
-  for (const auto& metric : probe.value("metrics", json::array())) {
+  for (const auto& metric : member(probe, "metrics")) {
     std::string labels;  // json objects iterate in key order: the text is canonical
     std::int32_t gpu = -1;
-    const json labels_json = metric.value("labels", json::object());
-    for (const auto& [key, value] : labels_json.items()) {
-      const std::string text = label_text(value);
-      if (key == "gpu" && parse_gpu_index(text, gpu)) continue;
-      labels += (labels.empty() ? "" : ", ") + key + "=" + text;
-    }
+    const json& labels_json = member(metric, "labels");
+    if (labels_json.is_object())
+      for (const auto& [key, value] : labels_json.items()) {
+        const std::string text = label_text(value);
+        if (key == "gpu" && parse_gpu_index(text, gpu)) continue;
+        labels += (labels.empty() ? "" : ", ") + key + "=" + text;
+      }
     const std::uint32_t figure = intern_figure(fleet, id, params, metric, std::move(labels), gpu >= 0);
     node.values.push_back({figure, gpu, metric.at("median").get<double>(), disturbed});
   }
