@@ -3,6 +3,8 @@
 // a disturbed figure is shown but not judged, and the Markdown matches its golden file.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "errors.hpp"
 #include "fleet_fixture.hpp"
 #include "report/fleet_judge.hpp"
@@ -137,4 +139,36 @@ TEST(Fleet, OneResultPerNode) {
 TEST(FleetMarkdown, TwentyGeneratedNodesMatchGolden) {
   const FleetInput fleet = fleet_of(20);
   expect_matches_golden(render_fleet_markdown(fleet, judge_fleet(fleet, {})), "fleet-twenty-nodes.md");
+}
+
+TEST(FleetDrift, VbiosOfOneGpuAndACheckFindingAreListedWithTheirNodes) {
+  FleetInput fleet;
+  for (auto& [file, doc] : generated_fleet(6)) {
+    const std::string host = doc["env"]["host"]["hostname"];
+    for (auto& gpu : doc["env"]["gpus"])
+      gpu["vbios_version"] = host == "node-05" && gpu["index"] == 2 ? "96.00.74.00.0B" : "96.00.89.00.01";
+    const bool powersave = host == "node-06";
+    nlohmann::json finding = {{"severity", powersave ? "warn" : "info"},
+                              {"code", "host_config.governor"},
+                              {"message", powersave ? "cpufreq governor powersave on 64 CPUs" : "cpufreq governor performance"}};
+    doc["probes"].push_back({{"id", "host.config"}, {"status", "ok"}, {"reason", ""}, {"params", nlohmann::json::object()},
+                             {"duration_s", 0.1}, {"metrics", nlohmann::json::array()}, {"findings", {finding}},
+                             {"info", nlohmann::json::object()}, {"telemetry", nlohmann::json::object()}});
+    add_result(fleet, file, doc);
+  }
+  const FleetVerdict verdict = judge_fleet(fleet, {});
+  std::map<std::string, const DriftSetting*> by_setting;
+  for (const auto& setting : verdict.drift) by_setting[setting.setting] = &setting;
+  ASSERT_TRUE(by_setting.count("gpu.vbios_version"));
+  const DriftSetting& vbios = *by_setting["gpu.vbios_version"];
+  ASSERT_EQ(vbios.values.size(), 2u);
+  EXPECT_EQ(vbios.values[0].value, "96.00.89.00.01");
+  EXPECT_EQ(vbios.values[1].value, "96.00.89.00.01 (GPUs 0, 1, 3, 4, 5, 6, 7); 96.00.74.00.0B (GPU 2)");
+  EXPECT_EQ(vbios.values[1].nodes, (std::vector<std::size_t>{fleet.node_index.at("node-05")}));
+  ASSERT_TRUE(by_setting.count("host.config host_config.governor"));
+  const DriftSetting& governor = *by_setting["host.config host_config.governor"];
+  EXPECT_EQ(governor.values[1].value, "warn");
+  EXPECT_EQ(governor.values[1].example, "cpufreq governor powersave on 64 CPUs");
+  const std::string md = render_fleet_markdown(fleet, verdict);
+  EXPECT_NE(md.find("|  | `warn`: cpufreq governor powersave on 64 CPUs | node-06 (1) |"), std::string::npos) << md.substr(0, 4000);
 }
