@@ -21,8 +21,13 @@ echo "$nodes result files: $(du -sh "$out/results" | cut -f1) in $out/results"
 rc=0
 /usr/bin/time -v "$bin" report --fleet "$out/results" --md "$out/report.md" >/dev/null 2>"$out/time.txt" || rc=$?
 wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$out/time.txt")
+cpu_s=$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.2f", s}' "$out/time.txt")
 rss_kb=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$out/time.txt")
-echo "report --fleet over $nodes files: exit $rc, wall $wall, peak RSS $((rss_kb / 1024)) MiB"
+# What the binary occupies before reading anything (its code and libraries), to tell apart from the report's own.
+/usr/bin/time -v "$bin" --version >/dev/null 2>"$out/time-baseline.txt"
+base_kb=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$out/time-baseline.txt")
+echo "report --fleet over $nodes files: exit $rc, wall $wall, CPU ${cpu_s} s, peak RSS $((rss_kb / 1024)) MiB" \
+  "($(( (rss_kb - base_kb) / 1024 )) MiB above 'nodeaudit --version', $((base_kb / 1024)) MiB); $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
 grep -m1 '^## Verdict' "$out/report.md"
 grep -m1 'inputs skipped' "$out/report.md"
 

@@ -1,7 +1,10 @@
 #include "fleet_load.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
+#include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -33,31 +36,63 @@ std::string reason_of(const UsageError& error, const std::string& path) {
   return text.rfind(path + ": ", 0) == 0 ? text.substr(path.size() + 2) : text;
 }
 
-void read_one(FleetInput& fleet, const std::string& path) {
-  nlohmann::json doc;
+// One input read and summarized, or why it was skipped.
+struct Loaded {
+  std::optional<NodeSummary> summary;
+  std::string skipped_reason;
+};
+
+Loaded load_one(const std::string& path) {
   try {
-    doc = load_result_file(path);
+    const nlohmann::json doc = load_result_file(path);
+    return {summarize_result(path, doc), ""};
   } catch (const UsageError& error) {
-    fleet.skipped.push_back({path, reason_of(error, path)});
-    return;
+    return {std::nullopt, reason_of(error, path)};
+  } catch (const std::exception& error) {  // valid against the schema, yet a field has an unexpected type
+    return {std::nullopt, std::string("could not be read as a result: ") + error.what()};
   }
-  add_result(fleet, path, doc);  // a second result of the same node is the user's to resolve: exit 2
+}
+
+// Files are parsed on every core in chunks (parsing JSON is nearly all the time a fleet report
+// takes); each chunk is added in input order, so the report does not depend on thread timing, and
+// at most a chunk of parsed documents is alive at once.
+void read_all(FleetInput& fleet, const std::vector<std::string>& paths) {
+  constexpr std::size_t chunk = 64;
+  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
+  for (std::size_t begin = 0; begin < paths.size(); begin += chunk) {
+    const std::size_t count = std::min(chunk, paths.size() - begin);
+    std::vector<Loaded> loaded(count);
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+      for (std::size_t i = next++; i < count; i = next++) loaded[i] = load_one(paths[begin + i]);
+    };
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < std::min(threads, count); ++t) pool.emplace_back(work);
+    work();
+    for (auto& thread : pool) thread.join();
+    for (std::size_t i = 0; i < count; ++i) {
+      if (loaded[i].summary)
+        add_summary(fleet, std::move(*loaded[i].summary));  // a node's second result: exit 2
+      else
+        fleet.skipped.push_back({paths[begin + i], loaded[i].skipped_reason});
+    }
+  }
 }
 
 }  // namespace
 
 FleetInput load_fleet(const std::vector<std::string>& arguments) {
   FleetInput fleet;
-  std::size_t files = 0;
+  std::vector<std::string> paths;
   for (const auto& argument : arguments) {
     std::error_code ec;
-    if (fs::is_directory(argument, ec)) {
-      for (const auto& path : json_files_in(argument, fleet)) ++files, read_one(fleet, path);
-    } else {
-      ++files;
-      read_one(fleet, argument);
-    }
+    if (!fs::is_directory(argument, ec))
+      paths.push_back(argument);
+    else
+      for (auto& path : json_files_in(argument, fleet)) paths.push_back(std::move(path));
   }
+  const std::size_t files = paths.size();
+  read_all(fleet, paths);
   if (fleet.nodes.empty())
     throw UsageError(fmt::format("report --fleet ({} file{})", files, files == 1 ? "" : "s"),
                      fleet.skipped.empty()

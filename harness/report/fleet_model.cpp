@@ -36,19 +36,22 @@ std::string label_text(const json& value) {
   return value.is_string() ? value.get<std::string>() : value.dump();
 }
 
-std::uint32_t intern_figure(FleetInput& fleet, const std::string& probe, const std::string& params, const json& metric,
-                            std::string labels, bool per_gpu) {
+// Numbers the figure within one node's summary (the fleet numbers them when the summary is added).
+std::uint32_t local_figure(NodeSummary& summary, std::unordered_map<std::string, std::uint32_t>& index,
+                           const std::string& probe, const std::string& params, const json& metric, std::string labels,
+                           bool per_gpu) {
   const std::string name = metric.at("name").get<std::string>();
   const std::string unit = metric.at("unit").get<std::string>();
-  const std::string key = probe + "|" + params + "|" + name + "|" + labels + "|" + unit;
-  const auto [it, added] = fleet.figure_index.emplace(key, static_cast<std::uint32_t>(fleet.figures.size()));
+  std::string key = probe + "|" + params + "|" + name + "|" + labels + "|" + unit;
+  const auto [it, added] = index.emplace(key, static_cast<std::uint32_t>(summary.figures.size()));
   if (added)
-    fleet.figures.push_back(
-        {probe, name, std::move(labels), unit, metric.value("better", "higher") == "higher", per_gpu});
+    summary.figures.emplace_back(std::move(key), FleetFigure{probe, name, std::move(labels), unit,
+                                                             metric.value("better", "higher") == "higher", per_gpu});
   return it->second;
 }
 
-void add_probe(FleetInput& fleet, FleetNode& node, const json& probe) {
+void add_probe(NodeSummary& summary, std::unordered_map<std::string, std::uint32_t>& index, const json& probe) {
+  FleetNode& node = summary.node;
   const std::string id = probe.value("id", "?");
   const std::string status = probe.value("status", "?");
   if (status == "failed" || status == "crashed" || status == "timeout")
@@ -68,7 +71,7 @@ void add_probe(FleetInput& fleet, FleetNode& node, const json& probe) {
         if (key == "gpu" && parse_gpu_index(text, gpu)) continue;
         labels += (labels.empty() ? "" : ", ") + key + "=" + text;
       }
-    const std::uint32_t figure = intern_figure(fleet, id, params, metric, std::move(labels), gpu >= 0);
+    const std::uint32_t figure = local_figure(summary, index, id, params, metric, std::move(labels), gpu >= 0);
     node.values.push_back({figure, gpu, metric.at("median").get<double>(), disturbed});
   }
 }
@@ -79,18 +82,38 @@ std::string FleetFigure::display() const {
   return probe + " " + name + (labels.empty() ? "" : " [" + labels + "]");
 }
 
-void add_result(FleetInput& fleet, const std::string& path, const json& doc) {
-  FleetNode node;
-  node.name = node_name(path, doc);
-  node.path = path;
+NodeSummary summarize_result(const std::string& path, const json& doc) {
+  NodeSummary summary;
+  summary.node.name = node_name(path, doc);
+  summary.node.path = path;
+  std::unordered_map<std::string, std::uint32_t> index;
+  for (const auto& probe : doc.at("probes")) add_probe(summary, index, probe);
+  summary.node.config = config_of(doc);
+  summary.node.provenance = provenance_of(summary.node.name, doc);
+  return summary;
+}
+
+void add_summary(FleetInput& fleet, NodeSummary summary) {
+  FleetNode& node = summary.node;
   if (const auto it = fleet.node_index.find(node.name); it != fleet.node_index.end())
-    throw UsageError("node name '" + node.name + "'", "held by both " + fleet.nodes[it->second].path + " and " + path +
+    throw UsageError("node name '" + node.name + "'", "held by both " + fleet.nodes[it->second].path + " and " +
+                                                          node.path +
                                                           "; a fleet report takes one result per node (leave one out)");
-  for (const auto& probe : doc.at("probes")) add_probe(fleet, node, probe);
-  node.config = config_of(doc);
-  node.provenance = provenance_of(node.name, doc);
+  std::vector<std::uint32_t> fleet_number(summary.figures.size());
+  for (std::size_t i = 0; i < summary.figures.size(); ++i) {
+    auto& [key, figure] = summary.figures[i];
+    const auto [it, added] =
+        fleet.figure_index.emplace(std::move(key), static_cast<std::uint32_t>(fleet.figures.size()));
+    if (added) fleet.figures.push_back(std::move(figure));
+    fleet_number[i] = it->second;
+  }
+  for (auto& value : node.values) value.figure = fleet_number[value.figure];
   fleet.node_index.emplace(node.name, fleet.nodes.size());
   fleet.nodes.push_back(std::move(node));
+}
+
+void add_result(FleetInput& fleet, const std::string& path, const json& doc) {
+  add_summary(fleet, summarize_result(path, doc));
 }
 
 }  // namespace nodeaudit::report

@@ -57,8 +57,17 @@ struct FleetInput {
   std::map<std::string, std::size_t> node_index;                // name -> nodes[]
 };
 
-// The node's name: env.host.hostname, else the file's stem. Throws UsageError naming both files
-// when another result already holds the name (one result per node).
-void add_result(FleetInput& fleet, const std::string& path, const nlohmann::json& doc);
+// One result reduced to what the fleet report needs, its figures numbered within the node only, so
+// results can be summarized in parallel and added in input order. The node's name is
+// env.host.hostname, else the file's stem.
+struct NodeSummary {
+  FleetNode node;                                            // values[].figure indexes `figures`
+  std::vector<std::pair<std::string, FleetFigure>> figures;  // pairing key without gpu + unit, figure
+};
+NodeSummary summarize_result(const std::string& path, const nlohmann::json& doc);
+// Numbers the summary's figures fleet-wide. Throws UsageError naming both files when another
+// result already holds the node's name (one result per node).
+void add_summary(FleetInput& fleet, NodeSummary summary);
+void add_result(FleetInput& fleet, const std::string& path, const nlohmann::json& doc);  // both in one
 
 }  // namespace nodeaudit::report
