@@ -14,7 +14,8 @@ std::string text_or_empty(const nlohmann::json& doc, const std::string& key) {
 }
 
 // "`llm-finetune-7b` (vendor-b), none (vendor-a, vendor-c)", values in first-seen order.
-std::string holders(const std::vector<Provenance>& results, std::string Provenance::*field, std::size_t names_shown) {
+std::string holders(const std::vector<Provenance>& results, std::string Provenance::*field, std::size_t names_shown,
+                    const std::string& when_empty = "not recorded") {
   std::vector<std::string> order;
   std::map<std::string, std::vector<std::string>> nodes_of;
   for (const auto& result : results) {
@@ -28,8 +29,7 @@ std::string holders(const std::vector<Provenance>& results, std::string Provenan
     std::string names;
     for (std::size_t i = 0; i < nodes.size() && i < names_shown; ++i) names += (i ? ", " : "") + nodes[i];
     if (nodes.size() > names_shown) names += fmt::format(" and {} more", nodes.size() - names_shown);
-    text +=
-        fmt::format("{}{} ({})", text.empty() ? "" : "; ", value.empty() ? "not recorded" : "`" + value + "`", names);
+    text += fmt::format("{}{} ({})", text.empty() ? "" : "; ", value.empty() ? when_empty : "`" + value + "`", names);
   }
   return text;
 }
@@ -62,10 +62,10 @@ std::vector<std::string> provenance_notes(const std::vector<Provenance>& results
     notes.push_back(
         fmt::format("Judged here for `{}`; the runs were planned for: {}. A run planned for another profile "
                     "may lack probes this one needs.",
-                    judged_profile, holders(results, &Provenance::profile, names_shown)));
+                    judged_profile, holders(results, &Provenance::profile, names_shown, "no profile")));
   else if (judged_profile.empty() && !all_equal(results, &Provenance::profile))
-    notes.push_back("Runs planned for different profiles: " + holders(results, &Provenance::profile, names_shown) +
-                    ".");
+    notes.push_back("Runs planned for different profiles: " +
+                    holders(results, &Provenance::profile, names_shown, "no profile") + ".");
   if (!all_equal(results, &Provenance::level))
     notes.push_back("Runs at different levels (repetitions and sizes differ): " +
                     holders(results, &Provenance::level, names_shown) + ".");
