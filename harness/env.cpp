@@ -94,6 +94,7 @@ nlohmann::json collect_gpus(const Nvml& nvml, nlohmann::json& env) {
     auto put = [&g](const char* key, const auto& opt) {
       if (opt) g[key] = *opt;
     };
+    if (!d.vbios_version.empty()) g["vbios_version"] = d.vbios_version;
     put("memory_total_bytes", d.memory_total_bytes);
     put("numa_node", d.numa_node);
     if (!d.cpu_numa_nodes.empty()) g["cpu_numa_nodes"] = d.cpu_numa_nodes;
@@ -148,6 +149,18 @@ std::string host_name() {
   return buf;
 }
 
+// The BIOS and board identity from DMI (world-readable in sysfs), so a fleet report can list
+// firmware drift; a file that is absent or empty (a VM, a container without /sys) adds nothing.
+void add_firmware_strings(nlohmann::json& host, const std::string& dmi_dir) {
+  for (const char* key : {"bios_vendor", "bios_version", "bios_date", "board_vendor", "board_name", "product_name"}) {
+    std::ifstream in(dmi_dir + "/" + key);
+    std::string value;
+    if (!std::getline(in, value)) continue;
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\r')) value.pop_back();
+    if (!value.empty()) host[key] = value;
+  }
+}
+
 PathStorage describe_path_storage(const std::string& path, const std::string& mountinfo) {
   PathStorage out;
   struct statvfs vfs {};
@@ -186,6 +199,7 @@ nlohmann::json collect_env(const std::string& data_dir, const Nvml& nvml) {
   struct utsname u {};
   if (uname(&u) == 0) host["kernel"] = u.release;
   host["os"] = os_pretty_name();
+  add_firmware_strings(host);
   env["host"] = host;
   const ContainerInfo container = detect_container();
   env["container"] = container_json(container, host.value("cores", 0), affinity_cpu_count(), host.value("ram_total_bytes", 0ull));

@@ -21,6 +21,9 @@ struct PathStorage {
 PathStorage describe_path_storage(const std::string& path, const std::string& mountinfo = "/proc/self/mountinfo");
 
 std::string host_name();
+// host.bios_vendor, bios_version, bios_date, board_vendor, board_name, product_name from the DMI
+// files in `dmi_dir`; an absent or empty file adds nothing. No serial number is read.
+void add_firmware_strings(nlohmann::json& host, const std::string& dmi_dir = "/sys/class/dmi/id");
 // The number of GPUs the env found, 0 when none.
 int gpu_count(const nlohmann::json& env);
 

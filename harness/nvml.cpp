@@ -58,6 +58,7 @@ struct Nvml::Api {
   nvmlReturn_t (*name)(nvmlDevice_t, char*, unsigned) = nullptr;
   nvmlReturn_t (*uuid)(nvmlDevice_t, char*, unsigned) = nullptr;
   nvmlReturn_t (*serial)(nvmlDevice_t, char*, unsigned) = nullptr;
+  nvmlReturn_t (*vbios)(nvmlDevice_t, char*, unsigned) = nullptr;
   nvmlReturn_t (*pci)(nvmlDevice_t, nvmlPciInfo_t*) = nullptr;
   nvmlReturn_t (*memory)(nvmlDevice_t, nvmlMemory_t*) = nullptr;
   nvmlReturn_t (*driver)(char*, unsigned) = nullptr;
@@ -116,6 +117,7 @@ Nvml::Nvml() {
   api->name = load<decltype(api->name)>(lib, "nvmlDeviceGetName");
   api->uuid = load<decltype(api->uuid)>(lib, "nvmlDeviceGetUUID");
   api->serial = load<decltype(api->serial)>(lib, "nvmlDeviceGetSerial");
+  api->vbios = load<decltype(api->vbios)>(lib, "nvmlDeviceGetVbiosVersion");
   api->pci = load<decltype(api->pci)>(lib, "nvmlDeviceGetPciInfo_v3");
   api->memory = load<decltype(api->memory)>(lib, "nvmlDeviceGetMemoryInfo");
   api->driver = load<decltype(api->driver)>(lib, "nvmlSystemGetDriverVersion");
@@ -207,6 +209,7 @@ NvmlDeviceInfo Nvml::device_info(int index) const {
   info.name = read_text(api_->name, d);
   info.uuid = read_text(api_->uuid, d);
   info.serial = read_text(api_->serial, d);
+  info.vbios_version = read_text(api_->vbios, d);
   nvmlPciInfo_t pci{};
   if (api_->pci && api_->pci(d, &pci) == nvml_success) info.pci_bus_id = pci.busId;
   nvmlMemory_t mem{};

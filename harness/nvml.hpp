@@ -14,6 +14,7 @@ namespace nodeaudit {
 struct NvmlDeviceInfo {
   int index = 0;
   std::string name, uuid, pci_bus_id, serial;
+  std::string vbios_version;  // nvmlDeviceGetVbiosVersion; "" when the driver does not say
   std::optional<unsigned long long> memory_total_bytes;
   // nvmlDeviceGetNumaNodeId: the GPU's own memory as a NUMA node (GH200/GB200 expose HBM so);
   // not where host buffers for this GPU belong. Absent on most systems.

@@ -1,6 +1,7 @@
 // `nodeaudit report R1.json R2.json ..`: several nodes side by side for a vendor comparison, with
 // each node's assessment for a profile and the cost of one effective training run. Prints the
-// Markdown; --md/--html also write it to files that must not exist.
+// Markdown; --md/--html also write it to files that must not exist. With --fleet: many nodes judged
+// against each other (harness/report/fleet_judge.hpp), exit 1 when a node fails.
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -11,6 +12,7 @@
 #include "../result.hpp"
 #include "commands.hpp"
 #include "report/cli_args.hpp"
+#include "report/fleet_cli.hpp"
 #include "report/report_html.hpp"
 #include "report/report_markdown.hpp"
 #include "report/report_model.hpp"
@@ -25,7 +27,23 @@ struct ReportCliOptions {
   std::string profile, md, html;
   std::string target_gpus;
   bool redact = false;
+  bool fleet = false;
+  report::FleetOptionText fleet_options;
 };
+
+// --fleet judges the nodes against each other: the per-node options of a vendor report do not apply.
+int run_fleet_report(const ReportCliOptions& o) {
+  const std::vector<std::pair<std::string, bool>> vendor_only = {
+      {"--name", !o.names.empty()}, {"--price", !o.prices.empty()}, {"--profile", !o.profile.empty()},
+      {"--target-gpus", !o.target_gpus.empty()}, {"--redact", o.redact}};
+  for (const auto& [option, given] : vendor_only)
+    if (given)
+      throw UsageError(option + " with --fleet", "a fleet report judges nodes against each other and names them by "
+                                                 "hostname; drop " + option + ", or drop --fleet for a vendor report");
+  const report::FleetRun run = report::run_fleet(o.results, report::parse_fleet_options(o.fleet_options), o.md, o.html);
+  std::cout << run.markdown;
+  return run.any_node_failed ? exit_fail : exit_ok;
+}
 
 // --name KEY=NAME: KEY is the path as given, the file name or its stem.
 std::string name_for(const std::string& path, std::size_t index, const std::map<std::string, std::string>& names, bool redact,
@@ -64,6 +82,12 @@ std::vector<report::NodeInput> load_inputs(const ReportCliOptions& o) {
 }
 
 int run_report(const ReportCliOptions& o) {
+  if (o.fleet) return run_fleet_report(o);
+  const report::FleetOptionText& f = o.fleet_options;
+  for (const auto& [option, given] : std::vector<std::pair<std::string, bool>>{
+           {"--outlier-mad", !f.outlier_mad.empty()}, {"--outlier-floor", !f.outlier_floor.empty()},
+           {"--gpu-below-best", !f.gpu_below_best.empty()}, {"--fail-on-drift", f.fail_on_drift}})
+    if (given) throw UsageError(option, "applies only with --fleet");
   report::check_outputs_are_new({{"--md", o.md}, {"--html", o.html}});
   const std::vector<report::NodeInput> inputs = load_inputs(o);
   std::optional<score::Profile> profile;
@@ -89,7 +113,8 @@ void add_report_command(CLI::App& root, Action& action) {
   CLI::App* cmd = root.add_subcommand(
       "report", "Several nodes side by side: shared figures, assessment per node, cost of one effective run (Markdown, HTML)");
   auto o = std::make_shared<ReportCliOptions>();
-  cmd->add_option("results", o->results, "Result files (nodeaudit.result/1 JSON), one per node")->required();
+  cmd->add_option("results", o->results, "Result files (nodeaudit.result/1 JSON), one per node; with --fleet also directories")
+      ->required();
   cmd->add_option("--name", o->names, "FILE=NAME: what to call a node (FILE is the path, file name or stem); repeatable");
   cmd->add_option("--price", o->prices, "NAME=PRICE: hourly price of a node, to cost one run (needs --profile); repeatable");
   cmd->add_option("--profile", o->profile, "Workload profile NAME or FILE.toml to assess each node for");
@@ -99,6 +124,17 @@ void add_report_command(CLI::App& root, Action& action) {
   cmd->add_option("--md", o->md, "Write the Markdown report to FILE (must not exist)");
   cmd->add_option("--html", o->html, "Write a self-contained HTML report with SVG charts to FILE (must not exist)");
   cmd->add_flag("--redact", o->redact, "Remove hostnames, serial numbers, UUIDs, PCI bus ids and command lines");
+  cmd->add_flag("--fleet", o->fleet,
+                "Judge many nodes against each other (RESULTS may be directories): outlier nodes and GPUs against the "
+                "fleet median (median and MAD), GPUs against their node's best, configuration drift; exit 1 when a node fails");
+  cmd->add_option("--outlier-mad", o->fleet_options.outlier_mad,
+                  "With --fleet: a node or GPU fails a figure beyond K scaled MADs from the fleet median (default 3)");
+  cmd->add_option("--outlier-floor", o->fleet_options.outlier_floor,
+                  "With --fleet: ... and beyond PCT of the median, so near-identical nodes do not fail on noise (default 5%)");
+  cmd->add_option("--gpu-below-best", o->fleet_options.gpu_below_best,
+                  "With --fleet: a GPU more than PCT below the best GPU of its node fails (default 10%)");
+  cmd->add_flag("--fail-on-drift", o->fleet_options.fail_on_drift,
+                "With --fleet: nodes off the most common driver, firmware, kernel, ... value fail too");
   cmd->callback([&action, o] { action = [o] { return run_report(*o); }; });
 }
 

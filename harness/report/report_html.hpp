@@ -10,5 +10,7 @@
 namespace nodeaudit::report {
 
 std::string render_report_html(const Report& report);
+// The document up to <body>: the CSP, the title and the shared style sheet (the fleet report's too).
+std::string html_page_head(const std::string& title);
 
 }  // namespace nodeaudit::report

@@ -1,5 +1,5 @@
-// The vendor comparison as Markdown: nodes, verdicts, run cost with the cheapest named, then every
-// shared metric side by side (best in bold).
+// The vendor comparison as Markdown: the scorecard first (harness/report/scorecard.hpp), the nodes,
+// each node's assessment with the cheapest run named, then every figure grouped per probe.
 #pragma once
 
 #include <string>

@@ -7,6 +7,7 @@
 
 #include "errors.hpp"
 #include "harness/score/result_view.hpp"
+#include "provenance.hpp"
 #include "redact.hpp"
 
 namespace nodeaudit::report {
@@ -92,6 +93,7 @@ Report build_report(const std::vector<NodeInput>& inputs, const score::Profile* 
   Report report;
   report.redacted = redact;
   report.profile = profile ? profile->name : "";
+  report.dtype = profile ? profile->model.dtype : "";
   if (target && profile)
     report.target_note = fmt::format(
         "Judged for {} x {} (--target-gpus {}): every node's GPU-side figures (GEMM rate, GPU memory, host-to-device, "
@@ -105,6 +107,9 @@ Report build_report(const std::vector<NodeInput>& inputs, const score::Profile* 
     report.nodes.push_back(node_report(input, profile, redact, target));
   }
   if (report.nodes.empty()) return report;
+  std::vector<Provenance> provenance;
+  for (const auto& input : inputs) provenance.push_back(provenance_of(input.name, input.doc));
+  report.provenance = provenance_notes(provenance, report.profile);
   add_shared_rows(report);
   std::vector<score::RunCost> costs;
   std::vector<int> index_of_cost;

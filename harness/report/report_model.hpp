@@ -40,6 +40,7 @@ struct SharedRow {
 
 struct Report {
   std::string profile;  // empty when none was given
+  std::string dtype;    // the profile's GEMM dtype, empty without a profile
   std::vector<NodeReport> nodes;
   std::vector<SharedRow> shared;
   std::size_t not_shared = 0;  // distinct metrics missing from at least one node
@@ -47,6 +48,8 @@ struct Report {
   bool redacted = false;
   // With --target-gpus: "Judged for 8 x H100 ... : GPU-side figures are datasheet (not measured) ...".
   std::string target_note;
+  // Results that do not belong together, named (another profile, level or nodeaudit version).
+  std::vector<std::string> provenance;
 };
 
 // profile may be null (no assessment, no cost); target may be null (each node's own GPUs). Throws

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "env.hpp"
 #include "procfs.hpp"
 
 namespace fs = std::filesystem;
@@ -54,4 +55,18 @@ TEST(Procfs, NetDev) {
                                      "  eth0: 1000 10 0 0 0 0 0 0 2000 20 0 0 0 0 0 0\n"));
   EXPECT_EQ(n.at("eth0").rx_bytes, 1000u);
   EXPECT_EQ(n.at("eth0").tx_bytes, 2000u);
+}
+
+// The firmware strings the fleet report checks for drift, from a recorded copy of /sys/class/dmi/id.
+TEST(Env, FirmwareStringsFromDmiWithoutSerials) {
+  const fs::path dir = fs::temp_directory_path() / ("nodeaudit-dmi-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "bios_vendor") << "American Megatrends International, LLC.\n";
+  std::ofstream(dir / "bios_version") << "2.1a   \n";
+  std::ofstream(dir / "bios_date") << "\n";  // empty: left out
+  std::ofstream(dir / "board_serial") << "SECRET123\n";
+  nlohmann::json host = nlohmann::json::object();
+  nodeaudit::add_firmware_strings(host, dir.string());
+  fs::remove_all(dir);
+  EXPECT_EQ(host, (nlohmann::json{{"bios_vendor", "American Megatrends International, LLC."}, {"bios_version", "2.1a"}}));
 }

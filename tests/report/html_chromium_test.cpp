@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli_process.hpp"
+#include "fleet_fixture.hpp"
 
 namespace fs = std::filesystem;
 using nodeaudit::proc::make_temp_dir;
@@ -30,6 +31,21 @@ std::size_t occurrences(const std::string& text, const std::string& needle) {
   std::size_t count = 0;
   for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
   return count;
+}
+
+// The DOM Chromium renders from `html` (empty when chromium cannot run here: the caller skips).
+struct Rendered {
+  std::string dom, log, skip_reason;
+};
+Rendered render_in_chromium(const std::string& html, const std::string& dir) {
+  const std::string chromium = find_on_path("chromium");
+  if (chromium.empty()) return {"", "", "chromium not installed (scripts/install-deps.sh installs it)"};
+  const ProcessResult browser =
+      run_process({chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                   "--user-data-dir=" + dir + "/profile", "--enable-logging=stderr", "--v=0", "--dump-dom", "file://" + html});
+  if (browser.exit_code != 0 && browser.out.empty())
+    return {"", "", "chromium could not start here (exit " + std::to_string(browser.exit_code) + "): " + browser.err.substr(0, 300)};
+  return {browser.out, browser.err, ""};
 }
 
 }  // namespace
@@ -56,4 +72,45 @@ TEST(HtmlInChromium, ChartsRenderWithNoConsoleErrors) {
     EXPECT_NE(dom.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
   EXPECT_EQ(occurrences(dom, "<circle class=\"point\""), 2u * 4u + 2u * 5u);  // 2 nodes x (4 sizes + 5 worker counts)
   EXPECT_EQ(browser.err.find(":CONSOLE"), std::string::npos) << browser.err;
+}
+
+// The vendor report with a profile: the scorecard table comes first, the charts still draw, and the
+// full figures are folded, one <details> per probe with its meaning in the summary.
+TEST(HtmlInChromium, ScorecardFirstAndFiguresFoldedPerProbe) {
+  const std::string dir = make_temp_dir("report-html-scorecard");
+  const std::string html = dir + "/report.html", fixtures = NODEAUDIT_FIXTURES;
+  const ProcessResult report =
+      run_process({NODEAUDIT_BINARY, "report", fixtures + "/results/balanced.json", fixtures + "/results/gpu-skipped.json",
+                   "--profile", fixtures + "/profiles/balance-test.toml", "--html", html});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const Rendered page = render_in_chromium(html, dir);
+  fs::remove_all(dir);
+  if (!page.skip_reason.empty()) GTEST_SKIP() << page.skip_reason;
+  const auto scorecard = page.dom.find("<table class=\"scorecard\">");
+  ASSERT_NE(scorecard, std::string::npos) << page.dom.substr(0, 2000);
+  EXPECT_LT(scorecard, page.dom.find("<h2>Nodes</h2>"));
+  EXPECT_LT(scorecard, page.dom.find("<details"));
+  // balanced.json has 7 probes; gpu-skipped.json adds none the first lacks.
+  EXPECT_EQ(occurrences(page.dom, "<details class=\"probe\""), 7u);
+  EXPECT_EQ(occurrences(page.dom, "<summary>"), 7u);
+  EXPECT_EQ(occurrences(page.dom, "<details class=\"probe\" id=\"probe-gpu.gemm\" open"), 0u) << "folded by default";
+  EXPECT_NE(page.dom.find("data-charts-rendered=\""), std::string::npos);
+  EXPECT_NE(page.dom.find("not measured: gpu.gemm skipped"), std::string::npos);
+  EXPECT_EQ(page.log.find(":CONSOLE"), std::string::npos) << page.log;
+}
+
+// The fleet report's HTML: the verdict, then the figures folded per probe, with no console error.
+TEST(HtmlInChromium, FleetReportFoldsItsFiguresPerProbe) {
+  const std::string dir = make_temp_dir("fleet-html");
+  nodeaudit::test::write_generated_fleet(dir, 20);
+  const std::string html = dir + "/fleet.html";
+  const ProcessResult report = run_process({NODEAUDIT_BINARY, "report", "--fleet", dir, "--html", html});
+  ASSERT_EQ(report.exit_code, 1) << report.err;
+  const Rendered page = render_in_chromium(html, dir);
+  fs::remove_all(dir);
+  if (!page.skip_reason.empty()) GTEST_SKIP() << page.skip_reason;
+  EXPECT_NE(page.dom.find("Verdict: FAIL: 2 of 20 nodes fail</h2>"), std::string::npos) << page.dom.substr(0, 2000);
+  EXPECT_EQ(occurrences(page.dom, "<details class=\"probe\""), 7u) << "one folded group per probe of balanced.json";
+  EXPECT_LT(page.dom.find("Configuration drift"), page.dom.find("<details"));
+  EXPECT_EQ(page.log.find(":CONSOLE"), std::string::npos) << page.log;
 }
