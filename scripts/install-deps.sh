@@ -13,6 +13,7 @@ build_packages=(
   libturbojpeg0-dev libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 chromium
+  prometheus  # for promtool: the Prometheus textfile is linted with `promtool check metrics` in the tests
 )
 bench_packages=(fio libjpeg-turbo-progs netpipe-openmpi likwid jq)
 binary_only_packages=(

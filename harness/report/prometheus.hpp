@@ -1,7 +1,11 @@
-// node_exporter textfile-collector output: one gauge family per probe metric,
-//   nodeaudit_<probe>_<metric>{gpu="0",...} <median>
-// with HELP (unit, direction, what the value is) and TYPE lines, plus per-probe status and duration.
+// node_exporter textfile-collector output, in Prometheus's naming conventions (promtool check
+// metrics accepts it): one gauge family per probe metric in base units,
+//   nodeaudit_<probe>_<metric>_<base unit>{gpu="0",...} <median x scale>
+// (prometheus_names.hpp), latency percentiles as the quantiles of one summary family, HELP naming
+// the probe's metric and unit; per-probe status and duration; and, when the run was scored, the
+// verdict, each rule's verdict and each expected-value grade as state sets (1 for the state reached).
 // Names and label names are sanitized to [a-zA-Z_][a-zA-Z0-9_]*; label values are escaped.
+// results/PROMETHEUS.md lists every name.
 #pragma once
 
 #include <string>
@@ -14,9 +18,6 @@ namespace nodeaudit::report {
 inline constexpr const char* prometheus_header = "# nodeaudit textfile-collector metrics";
 
 std::string render_prometheus(const nlohmann::json& doc);
-
-// "gpu.memory-bandwidth" + "bandwidth" -> "nodeaudit_gpu_memory_bandwidth_bandwidth".
-std::string prometheus_metric_name(const std::string& probe, const std::string& metric);
 
 // Writes render_prometheus(result_doc) atomically (temp file + rename, so the collector never reads
 // half a file). A textfile is by design replaced on every run, so an existing file is replaced,

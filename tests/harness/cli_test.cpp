@@ -147,8 +147,9 @@ TEST_F(Cli, PrometheusTextfileCarriesEveryMetric) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::ifstream in(prom);
   const std::string text{std::istreambuf_iterator<char>(in), {}};
-  EXPECT_NE(text.find("# TYPE nodeaudit_host_memory_bandwidth_bandwidth gauge"), std::string::npos) << text;
-  EXPECT_NE(text.find("nodeaudit_host_memory_bandwidth_bandwidth{kernel=\"triad\"} "), std::string::npos) << text;
+  EXPECT_NE(text.find("# TYPE nodeaudit_host_memory_bandwidth_bytes_per_second gauge"), std::string::npos) << text;
+  EXPECT_NE(text.find("nodeaudit_host_memory_bandwidth_bytes_per_second{kernel=\"triad\"} "), std::string::npos)
+      << text;
   // A second run replaces our own textfile; a file that is not ours is refused before measuring.
   const std::string theirs = dir_ + "/theirs.prom";
   std::ofstream(theirs) << "node_foo 1\n";
