@@ -124,20 +124,22 @@ TEST(HostFabric, MinSizeAboveMaxSizeIsBadInputBeforeAnyRankStarts) {
   EXPECT_EQ(end.log_tail, "nodeaudit: comm.host-fabric: --min-size 1 KiB is larger than --max-size 8 B: the sweep needs min <= max");
 }
 
-// --rank-timeout is "no progress for this long", not a deadline: a sweep that lasts several times
-// longer (its length set by the level's repetition time, not this machine's speed) completes.
+// --rank-timeout is "no progress for this long", not a deadline: a sweep that lasts longer than
+// it (its length set by the repetitions and the level's repetition time, 2 x 24 sizes x 24 timed
+// steps x 5 ms at least, not by this machine's speed) completes. 3 s, as a loaded 2-core machine
+// can stall one step (the first all-reduce, two busy-polling ranks) past 1 s.
 TEST(HostFabric, HealthySweepLongerThanTheRankTimeoutCompletes) {
   if (!have_mpirun()) GTEST_SKIP() << "mpirun not found on PATH (install openmpi-bin)";
   const std::string out = log_path("nodeaudit-hostfabric-long.json");
-  const LaunchEnd end = run_launcher({NODEAUDIT_BINARY, "probe", "comm.host-fabric", "--max-size", "64MiB", "--rank-timeout", "1s",
-                                      "--format", "json"},
+  const LaunchEnd end = run_launcher({NODEAUDIT_BINARY, "probe", "comm.host-fabric", "--max-size", "64MiB", "--rank-timeout", "3s",
+                                      "--repetitions", "20", "--format", "json"},
                                      out, 300, {});
   ASSERT_EQ(end.exit_code, 0) << end.log_tail;
   std::ifstream in(out);
   const auto probe = nlohmann::json::parse(in)["probes"][0];
   EXPECT_EQ(probe["status"], "ok") << probe["reason"];
   EXPECT_EQ(probe["info"]["sizes_checked"], 24);  // 8 B .. 64 MiB
-  EXPECT_GT(probe["duration_s"].get<double>(), 2.0) << "the sweep must outlast --rank-timeout for this test to mean anything";
+  EXPECT_GT(probe["duration_s"].get<double>(), 3.0) << "the sweep must outlast --rank-timeout for this test to mean anything";
 }
 
 TEST(HostFabric, OneRankOrAnUnresolvableHostIsBadInputBeforeAnyRankStarts) {
