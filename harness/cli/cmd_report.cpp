@@ -26,6 +26,7 @@ struct ReportCliOptions {
   std::vector<std::string> names, prices;
   std::string profile, md, html;
   std::string target_gpus;
+  std::string expect;
   bool redact = false;
   bool fleet = false;
   report::FleetOptionText fleet_options;
@@ -92,6 +93,11 @@ int run_report(const ReportCliOptions& o) {
   const std::vector<report::NodeInput> inputs = load_inputs(o);
   std::optional<score::Profile> profile;
   if (!o.profile.empty()) profile = score::load_profile(o.profile);
+  if (!o.expect.empty()) {
+    if (!profile)
+      throw UsageError("--expect " + o.expect, "needs --profile: the grades are part of each node's assessment");
+    score::apply_expect_file(*profile, o.expect);
+  }
   std::optional<score::TargetGpus> target;
   if (!o.target_gpus.empty()) {
     if (!profile) throw UsageError("--target-gpus " + o.target_gpus, "needs --profile: the GPUs are judged for a workload");
@@ -121,6 +127,8 @@ void add_report_command(CLI::App& root, Action& action) {
   cmd->add_option("--target-gpus", o->target_gpus,
                   "Assess every node for these GPUs (MODELxCOUNT or FILE.toml) instead of its own; GPU-side figures "
                   "from the GPU table, labelled datasheet (not measured)");
+  cmd->add_option("--expect", o->expect,
+                  "TOML file with an [expect] section: grading limits and expected values (needs --profile)");
   cmd->add_option("--md", o->md, "Write the Markdown report to FILE (must not exist)");
   cmd->add_option("--html", o->html, "Write a self-contained HTML report with SVG charts to FILE (must not exist)");
   cmd->add_flag("--redact", o->redact, "Remove hostnames, serial numbers, UUIDs, PCI bus ids and command lines");

@@ -25,6 +25,7 @@ struct ScoreOptions {
   std::string format = "table";
   std::string out;
   std::string target_gpus;
+  std::string expect;
 };
 
 // A money amount as typed; empty stays unset.
@@ -52,7 +53,8 @@ int run_score(const ScoreOptions& o) {
   const score::CostOptions cost = cost_options(o);
   std::optional<score::TargetGpus> target;
   if (!o.target_gpus.empty()) target = score::parse_target_gpus(o.target_gpus);
-  const score::Profile profile = score::load_profile(o.profile);
+  score::Profile profile = score::load_profile(o.profile);
+  if (!o.expect.empty()) score::apply_expect_file(profile, o.expect);
   if (target) score::check_target_serves(*target, profile);
   nlohmann::json result = load_result_file(o.result_path);
   const nlohmann::json assessment = score::assess(profile, result, cost, target ? &*target : nullptr);
@@ -81,6 +83,9 @@ void add_score_command(CLI::App& root, Action& action) {
   cmd->add_option("--target-gpus", o->target_gpus,
                   "Judge for these GPUs instead of the result's own: MODELxCOUNT (h100x8, a100-80gbx4) or FILE.toml; "
                   "GPU-side figures from the GPU table, labelled datasheet (not measured)");
+  cmd->add_option("--expect", o->expect,
+                  "TOML file with an [expect] section: limits and expected values for grading GPU figures, over the "
+                  "profile's own and the built-in table's");
   cmd->add_option("--format", o->format, "table or json")->capture_default_str();
   cmd->add_option("--out", o->out, "Also write the result document with this assessment to FILE (must not exist)");
   cmd->callback([&action, o] { action = [o] { return run_score(*o); }; });

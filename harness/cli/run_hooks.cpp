@@ -17,6 +17,9 @@ void add_run_extras(CLI::App& run, RunExtras& extras) {
   run.add_option("--target-gpus", extras.target_gpus,
                  "Judge the host for these GPUs instead of its own: MODELxCOUNT (h100x8, h200x8, a100-80gbx4, l40sx4) "
                  "or FILE.toml; GPU-side figures come from the GPU table, labelled datasheet (not measured)");
+  run.add_option("--expect", extras.expect,
+                 "TOML file with an [expect] section: limits and expected values for grading GPU figures (needs "
+                 "--profile)");
   run.add_option("--prometheus", extras.prometheus,
                  "Also write every metric as a node_exporter textfile (replaces only a file nodeaudit wrote)");
 }
@@ -47,8 +50,11 @@ std::string prepare_run_extras(const std::string& profile_name_or_path, RunExtra
       throw UsageError("--target-gpus " + extras.target_gpus, "needs --profile: the GPUs are judged for a workload");
     extras.target = score::parse_target_gpus(extras.target_gpus);
   }
+  if (!extras.expect.empty() && profile_name_or_path.empty())
+    throw UsageError("--expect " + extras.expect, "needs --profile: the grades are part of the assessment");
   if (profile_name_or_path.empty()) return "";
   extras.profile = score::load_profile(profile_name_or_path);
+  if (!extras.expect.empty()) score::apply_expect_file(*extras.profile, extras.expect);
   if (extras.target) score::check_target_serves(*extras.target, *extras.profile);
   return extras.profile->source_path;
 }

@@ -19,6 +19,7 @@ namespace nodeaudit::cli {
 struct RunExtras {
   std::string price_per_hour;  // --price-per-hour, text as typed
   std::string prometheus;      // --prometheus FILE
+  std::string expect;          // --expect FILE
   std::optional<score::Profile> profile;
   score::CostOptions cost;
   std::string target_gpus;  // --target-gpus SPEC, as typed

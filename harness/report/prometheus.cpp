@@ -129,6 +129,14 @@ void add_assessment(Families& families, const nlohmann::json& doc) {
         families, "nodeaudit_rule_verdict", "Each rule's verdict: 1 for the verdict reached, 0 for the others",
         {{"profile", profile}, {"rule", rule.value("rule", "")}}, "verdict", verdicts, rule.value("verdict", ""));
   if (!assessment.contains("expected") || !assessment["expected"].is_object()) return;
+  const nlohmann::json limits = assessment["expected"].value("limits", nlohmann::json::object());
+  for (const auto& [figure, limit] : limits.items())
+    for (const char* which : {"warn", "fail"})
+      families.add("nodeaudit_expected_limit_ratio",
+                   "The grading limits per figure, as a fraction below the expected value, and where each came from "
+                   "(built-in table, profile, --expect FILE)",
+                   {{"figure", figure}, {"limit", which}, {"source", limit.value(std::string(which) + "_source", "")}},
+                   limit.value(std::string(which) + "_below_pct", 0.0) / 100);
   for (const auto& grade : assessment["expected"].value("grades", nlohmann::json::array())) {
     std::map<std::string, std::string> labels{
         {"figure", grade.value("figure", "")}, {"gpu", grade.value("gpu", "")}, {"model", grade.value("model", "")}};

@@ -118,7 +118,7 @@ json assess(const Profile& profile, const json& measured, const CostOptions& opt
   json rules = json::array();
   std::vector<Rule> judged = judge_rules(profile, node);
   // The node's own GPU figures against published references; for a target they are not its GPUs.
-  const Grading grading = grade_expected(measured);
+  const Grading grading = grade_expected(measured, profile.expect);
   if (!target)
     if (std::optional<Rule> rule = expected_values_rule(grading)) judged.push_back(*rule);
   for (const Rule& rule : judged) rules.push_back(to_json(rule));

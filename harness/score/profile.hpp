@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "expect_settings.hpp"
+
 namespace nodeaudit::score {
 
 enum class Category { compute_intensive, memory_intensive, data_throughput_intensive, latency_sensitive };
@@ -85,6 +87,7 @@ struct Profile {
   DataSpec data;
   TrainingSpec training;
   Thresholds thresholds;
+  ExpectSettings expect;  // [expect]: the expected-value grading's limits and values (expect_settings.hpp)
 
   double flops_per_sample() const;  // given, else tokens x factor x parameters
   int samples_per_step_per_gpu() const { return training.micro_batch_per_gpu * training.gradient_accumulation; }

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "expect_toml.hpp"
 #include "profile.hpp"
 #include "toml_section.hpp"
 
@@ -163,6 +164,10 @@ Profile parse_profile(const std::string& toml_text, const std::string& path) {
   if (const toml::table* table = subtable(top, root, "thresholds", false)) {
     Section thresholds(*table, "thresholds", path);
     read_thresholds(thresholds, profile.thresholds);
+  }
+  if (const toml::table* table = subtable(top, root, "expect", false)) {
+    profile.expect = read_expect_table(*table, path, "profile " + profile.name);
+    check_limits(profile.expect, path);
   }
   top.finish();
   return profile;

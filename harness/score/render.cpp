@@ -106,8 +106,17 @@ std::string expected_lines(const json& assessment) {
   if (!grades.empty()) {
     int below = 0;
     for (const json& g : grades) below += text(g, "verdict") != "PASS";
-    out += fmt::format("  expected values: {} figures graded against published measurements, {} below the warn limit\n",
+    out += fmt::format("  expected values: {} figures graded against their expected values, {} below the warn limit\n",
                        grades.size(), below);
+    // Where each figure's limits came from: the built-in table, the profile's [expect] or --expect FILE.
+    const json all_limits = expected.value("limits", json::object());
+    for (const auto& [figure, limits] : all_limits.items()) {
+      const std::string warn_source = text(limits, "warn_source"), fail_source = text(limits, "fail_source");
+      out += fmt::format(
+          "    limits {}: WARN past -{:.4g}%, FAIL past -{:.4g}% ({})\n", figure, number(limits, "warn_below_pct"),
+          number(limits, "fail_below_pct"),
+          warn_source == fail_source ? warn_source : "WARN from " + warn_source + "; FAIL from " + fail_source);
+    }
     for (const json& g : grades)
       if (text(g, "verdict") != "PASS")
         out += fmt::format("    {:<5} {}{}: {:.4g} {} vs {:.4g} for {} ({:+.1f}%)\n", text(g, "verdict"),

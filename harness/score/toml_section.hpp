@@ -132,6 +132,7 @@ class Section {
   }
 
   const toml::node* raw(const std::string& key) { return find(key); }
+  const toml::table& table() const { return table_; }
 
   template <typename T>
   T require(std::optional<T> value, const std::string& key) {

@@ -152,6 +152,9 @@ TEST(Prometheus, VerdictRulesAndGradesAreStateSets) {
   EXPECT_EQ(p.samples.at("nodeaudit_expected_grade{" + h2d7 + "grade=\"FAIL\",model=\"h100\"}"), 1);
   EXPECT_EQ(p.samples.at("nodeaudit_rule_verdict{profile=\"balance-test\",rule=\"expected_values\",verdict=\"FAIL\"}"),
             1);
+  EXPECT_DOUBLE_EQ(
+      p.samples.at("nodeaudit_expected_limit_ratio{figure=\"h2d_pinned\",limit=\"fail\",source=\"built-in table\"}"),
+      0.25);
 }
 
 TEST(Prometheus, CrashedProbeIsZeroWithItsStatus) {
