@@ -119,6 +119,10 @@ SlurmdPidFile=$work/slurmd.pid
 SlurmctldLogFile=$work/log/slurmctld.log
 SlurmdLogFile=$work/log/slurmd.log
 PlugStackConfig=$work/plugstack.conf
+# Two runs of this test at once: srun's pmix plug-in names its dirs under TmpFS by job id, and
+# every new cluster starts at job 1, so each run gets its own TmpFS and a random first job id.
+TmpFS=$work/tmp
+FirstJobId=$((1000 + RANDOM % 30000 * 100))
 # No cgroups in a container: track job processes through /proc, bind nothing.
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
@@ -139,7 +143,7 @@ EOF
 start_slurm() {
   local node
   node=$(hostname -s)
-  mkdir -p "$work/state" "$work/spool"
+  mkdir -p "$work/state" "$work/spool" "$work/tmp"
   local ctld_port
   ctld_port=$(free_port)
   write_slurm_conf "$node" "$ctld_port" "$(free_port "$ctld_port")"
