@@ -14,6 +14,7 @@ build_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 chromium
   prometheus  # for promtool: the Prometheus textfile is linted with `promtool check metrics` in the tests
+  slurm-wlm munge  # a single-machine Slurm (slurmctld, slurmd, srun) that tests comm/README.md's Slurm lines
 )
 bench_packages=(fio libjpeg-turbo-progs netpipe-openmpi likwid jq)
 binary_only_packages=(
