@@ -54,10 +54,10 @@ sanitize: deps
 	@cmake -S . -B $(BUILD_DIR)-asan -DCMAKE_BUILD_TYPE=Debug -DNODEAUDIT_SANITIZE=ON -DNODEAUDIT_CUDA=OFF -DNODEAUDIT_BUILD_BENCH=OFF $(CMAKE_FLAGS)
 	@cmake --build $(BUILD_DIR)-asan -j $(JOBS)
 	@# handle_segv=0: the crash-isolation test needs the real SIGSEGV, not the sanitizer's report.
-	@cd $(BUILD_DIR)-asan && ASAN_OPTIONS=detect_leaks=1:handle_segv=0 ctest --output-on-failure -j $(JOBS) -E '^(HostFabric|MultiNodeNccl)\.'
+	@cd $(BUILD_DIR)-asan && ASAN_OPTIONS=detect_leaks=1:handle_segv=0 ctest --output-on-failure -j $(JOBS) -E '^(HostFabric|MultiNodeNccl|MultiHost|Slurm)\.'
 	@# Open MPI's own start-up allocations are reported as leaks by LeakSanitizer; the MPI tests run
 	@# with leak detection off (address and undefined-behaviour checks stay on).
-	@cd $(BUILD_DIR)-asan && ASAN_OPTIONS=detect_leaks=0:handle_segv=0 ctest --output-on-failure -j $(JOBS) -R '^(HostFabric|MultiNodeNccl)\.'
+	@cd $(BUILD_DIR)-asan && ASAN_OPTIONS=detect_leaks=0:handle_segv=0 ctest --output-on-failure -j $(JOBS) -R '^(HostFabric|MultiNodeNccl|MultiHost|Slurm)\.'
 
 
 clean:
