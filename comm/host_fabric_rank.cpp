@@ -174,7 +174,7 @@ Outcome cut_short_after(std::uint64_t min_bytes, std::uint64_t last_done, std::u
   if (sizes_done == 0)
     return Outcome::failed("the job ended before the first size completed, and rank 0 left no reason (it was killed, or its host was lost)");
   return Outcome::failed(fmt::format("the job ended after {} of the sizes ({} to {}) and rank 0 left no reason (it was "
-                                     "killed, or its host was lost); the figures of those sizes are kept",
+                                     "killed, or its host was lost)",
                                      sizes_done, format_bytes(static_cast<double>(min_bytes)), format_bytes(static_cast<double>(last_done))));
 }
 

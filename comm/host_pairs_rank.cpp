@@ -159,8 +159,8 @@ Outcome measure_host_pairs(ProbeContext& ctx, MpiSession& mpi, const HostFabricP
     ctx.info()["pairs_rounds_done"] = r + 1;
     if (checkpoint.active())
       checkpoint.save(ctx.entry_so_far(Outcome::failed(fmt::format(
-          "the job ended after {} of {} pair rounds and rank 0 left no reason (it was killed, or its host was lost); the "
-          "figures of those rounds are kept", r + 1, rounds.size()))));
+          "the job ended after {} of {} pair rounds and rank 0 left no reason (it was killed, or its host was lost)", r + 1,
+          rounds.size()))));
   }
   if (mpi.rank() == 0) judge(ctx, l, bandwidths, plan.slow_host_factor, sizes.back());
   return Outcome::ok();

@@ -81,6 +81,9 @@ LaunchVerdict judge_launch(const LaunchEnd& end, const RankStreamReader& stream,
   std::vector<std::string> parts;
   if (dead) parts.push_back(describe_with_host_name(*dead, verdict.report));
   parts.push_back(report.outcome.reason);
+  // Without rank 0's last words (killed before they were forwarded) its progress lines still say where it was.
+  if (!stream.last_phase().empty() && report.outcome.reason.find(stream.last_phase()) == std::string::npos)
+    parts.push_back("rank 0 last reported progress in " + stream.last_phase());
   if (!end.stopped_because.empty()) parts.push_back(end.stopped_because);
   else if (end.timed_out) parts.push_back(describe_failed_launch(end, timeout_s));
   parts.push_back(kept_figures(report));

@@ -72,17 +72,19 @@ void MpiSession::set_phase(const std::string& phase) {
 }
 
 void MpiSession::progress() {
-  std::function<void()> hook;
+  std::function<void(const std::string&)> hook;
+  std::string phase;
   {
     std::lock_guard lock(mutex_);
     limit_ = std::chrono::steady_clock::now() +
              std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(watchdog_s_));
     hook = progress_hook_;
+    phase = phase_;
   }
-  if (hook) hook();
+  if (hook) hook(phase);
 }
 
-void MpiSession::set_progress_hook(std::function<void()> hook) {
+void MpiSession::set_progress_hook(std::function<void(const std::string& phase)> hook) {
   std::lock_guard lock(mutex_);
   progress_hook_ = std::move(hook);
 }

@@ -39,8 +39,8 @@ class MpiSession {
   // Progress was made: the watchdog's limit starts again from now. Without calls the limit
   // counts from the start of the session (comm.host-fabric's --rank-timeout).
   void progress();
-  // Called on every progress() (the self-launched rank 0's progress line).
-  void set_progress_hook(std::function<void()> hook);
+  // Called on every progress() with the phase (the self-launched rank 0's progress line).
+  void set_progress_hook(std::function<void(const std::string& phase)> hook);
   // What the rank leaves before it ends on a fault, called once from the watchdog's thread:
   // timeout (no progress) or failed (stopped by a signal mid-phase), and the sentence naming
   // this rank, its host and the phase.
@@ -83,7 +83,7 @@ class MpiSession {
   std::chrono::steady_clock::time_point limit_;
   std::string phase_ = "MPI start-up (MPI_Init waits for every rank)";
   std::string host_;
-  std::function<void()> progress_hook_;
+  std::function<void(const std::string&)> progress_hook_;
   LastWords last_words_;
   std::function<bool()> stopped_;
   bool stop_said_ = false;

@@ -26,7 +26,9 @@ bool RankStreamReader::feed(const std::string& bytes) {
 
 void RankStreamReader::take_line(const std::string& line, bool& saw) {
   // Open MPI may tag forwarded lines ("[1,0]<stdout>:"); the stream's markers are searched, not anchored.
-  if (line.find(progress_line_text) != std::string::npos) {
+  if (const auto at = line.find(progress_line_text); at != std::string::npos) {
+    const std::size_t phase_at = at + std::strlen(progress_line_text) + 1;
+    if (phase_at < line.size()) last_phase_ = line.substr(phase_at);
     saw = true;
     return;
   }
@@ -99,13 +101,15 @@ bool streaming_to_stdout() {
   return value && std::strcmp(value, "stdout") == 0;
 }
 
-void stream_progress() {
+void stream_progress(const std::string& phase) {
   static std::chrono::steady_clock::time_point last{};
+  static std::string last_phase;
   const auto now = std::chrono::steady_clock::now();
-  if (now - last < std::chrono::seconds(1)) return;
+  if (phase == last_phase && now - last < std::chrono::seconds(1)) return;
   last = now;
+  last_phase = phase;
   std::fflush(stdout);
-  write_whole(std::string(progress_line_text) + "\n");
+  write_whole(std::string(progress_line_text) + " " + phase + "\n");
 }
 
 }  // namespace nodeaudit::comm

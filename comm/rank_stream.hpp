@@ -1,7 +1,8 @@
 // How rank 0 of a self-launched job hands its figures back to the probe that started the job: as
 // lines on its standard output, which the launcher forwards to the launching process from any
 // host (no shared file system needed):
-//   nodeaudit-rank-progress                      a timed step completed (at most one a second)
+//   nodeaudit-rank-progress PHASE                a timed step of PHASE completed (at once when
+//                                                the phase is new, else at most one a second)
 //   nodeaudit-rank-report {"final":B,"entry":E}  the probe's entry as it stands (E: status, reason,
 //                                                metrics, findings, info; rank_report.hpp's format)
 // A report with final=false is a checkpoint: the figures of every completed step, with the status a
@@ -40,6 +41,8 @@ class RankStreamReader {
   bool final_seen() const { return final_seen_; }
   // Lines that are not the stream's (Open MPI's own messages, the rank's table), for error texts.
   const std::string& other_output() const { return other_; }
+  // The phase of rank 0's newest progress line ("ping-pong at 32 MiB between ..."), or empty.
+  const std::string& last_phase() const { return last_phase_; }
 
  private:
   void take_line(const std::string& line, bool& saw);
@@ -47,6 +50,7 @@ class RankStreamReader {
   std::optional<nlohmann::json> last_entry_;
   bool final_seen_ = false;
   std::string other_;
+  std::string last_phase_;
 };
 
 // Rank 0's figures so far, kept where they survive the job ending early. After each completed step
@@ -74,7 +78,8 @@ void stream_report(const nlohmann::json& entry, bool final);
 // The keeper a self-launched rank 0 uses: stream_report(entry, false).
 RankCheckpoint::Keeper stdout_stream_keeper();
 bool streaming_to_stdout();  // NODEAUDIT_COMM_REPORT=stdout
-// A progress line on stdout, at most once a second (the launching side's no-progress clock).
-void stream_progress();
+// A progress line on stdout (the launching side's no-progress clock and its record of the phase):
+// at once for a new phase, else at most once a second.
+void stream_progress(const std::string& phase);
 
 }  // namespace nodeaudit::comm

@@ -45,7 +45,8 @@ TEST(RankStream, KeepsTheNewestReportAndSkipsTornOrForeignLines) {
   EXPECT_FALSE(reader.feed("nodeaudit-rank-report {\"final\": tru\n"));  // torn: not a report
   EXPECT_EQ((*reader.last_entry())["info"]["sizes_checked"], 2);
   EXPECT_NE(reader.other_output().find("Open MPI says hello"), std::string::npos);
-  EXPECT_TRUE(reader.feed(std::string(progress_line_text) + "\r\n"));
+  EXPECT_TRUE(reader.feed(std::string(progress_line_text) + " ping-pong at 4 MiB between rank 0 (h1) and rank 1 (h2)\r\n"));
+  EXPECT_EQ(reader.last_phase(), "ping-pong at 4 MiB between rank 0 (h1) and rank 1 (h2)");
   EXPECT_TRUE(reader.feed(report_line(entry_with("ok", "", 3), true)));
   EXPECT_TRUE(reader.final_seen());
 }
@@ -123,6 +124,7 @@ TEST(JobWatch, KeepsTheFinalReportOfALauncherThatHangsAfterIt) {
 TEST(JobWatch, ACutShortJobKeepsItsFiguresAndNamesTheDeadRanksHost) {
   RankStreamReader stream;
   stream.feed(report_line(entry_with("failed", "the job ended after 2 of the sizes", 2), false));
+  stream.feed(std::string(progress_line_text) + " all-reduce at 32 B over 2 ranks on h1, h2\n");
   stream.feed("mpirun noticed that process rank 1 with PID 0 on node 10.7.0.2 exited on signal 9 (Killed).\n");
   LaunchEnd end;
   end.started = true;
@@ -131,7 +133,8 @@ TEST(JobWatch, ACutShortJobKeepsItsFiguresAndNamesTheDeadRanksHost) {
   EXPECT_EQ(verdict.outcome.status, Status::failed);
   EXPECT_EQ(verdict.outcome.reason,
             "rank 1 on h2 was killed by signal 9 (Killed) (node 10.7.0.2 to the launcher); the job ended after 2 of the "
-            "sizes; kept the figures of the 2 sizes completed before");
+            "sizes; rank 0 last reported progress in all-reduce at 32 B over 2 ranks on h1, h2; kept the figures of the 2 "
+            "sizes completed before");
   ASSERT_TRUE(verdict.report.has_value());
   EXPECT_EQ(verdict.report->metrics.size(), 2u);
 }
