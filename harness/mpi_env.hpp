@@ -18,12 +18,16 @@ inline std::optional<int> env_whole_number(const char* text) {
   return static_cast<int>(value);
 }
 
-// This rank's index in the job, or nullopt outside an MPI job. Slurm's SLURM_PROCID alone does
-// not count: a batch script has it without being an MPI rank.
-inline std::optional<int> mpi_world_rank_from_env() {
+// This rank's index in the job, or nullopt outside an MPI job, read through `env` (std::getenv or
+// a test's table). Slurm's SLURM_PROCID alone does not count: a batch script has it without being
+// an MPI rank.
+template <class EnvReader>
+std::optional<int> mpi_world_rank_in(const EnvReader& env) {
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
-    if (const auto rank = env_whole_number(std::getenv(name))) return rank;
+    if (const auto rank = env_whole_number(env(name))) return rank;
   return std::nullopt;
 }
+
+inline std::optional<int> mpi_world_rank_from_env() { return mpi_world_rank_in(std::getenv); }
 
 }  // namespace nodeaudit

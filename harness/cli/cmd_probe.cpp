@@ -3,6 +3,7 @@
 // lists exactly its parameters. `run` re-executes this command as the isolated child.
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -19,6 +20,7 @@
 #include "../result.hpp"
 #include "../rounds.hpp"
 #include "../runner.hpp"
+#include "../slurm_step.hpp"
 #include "../table.hpp"
 #include "commands.hpp"
 #include "common.hpp"
@@ -78,6 +80,8 @@ int execute(const ProbeSpec& spec, ProbeInvocation& inv) {
   const ParamValues params = resolve_params(spec.params, given, settings.level);
   // In an MPI job (mpirun -np N nodeaudit probe comm.allreduce) rank 0 writes and prints for all.
   const std::optional<int> mpi_rank = spec.across_mpi_ranks ? mpi_world_rank_from_env() : std::nullopt;
+  if (const auto step = child ? std::nullopt : slurm_tasks_without_mpi(std::getenv))
+    if (auto refusal = slurm_tasks_refusal(*step, spec.across_mpi_ranks)) throw UsageError("probe " + spec.id + " under srun", *refusal);
   // The child of `run` is one round (`run` repeats it); so is an MPI rank (see cmd_run.cpp).
   const int requested_rounds = child ? 1 : rounds_for(inv.common, settings.level);
   if (mpi_rank && !inv.common.rounds.empty() && requested_rounds > 1)

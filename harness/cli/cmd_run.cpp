@@ -2,7 +2,9 @@
 // rewrite the result file after every probe, print the table, and exit with the run's verdict.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <iostream>
@@ -17,6 +19,7 @@
 #include "../result.hpp"
 #include "../rounds.hpp"
 #include "../runner.hpp"
+#include "../slurm_step.hpp"
 #include "../table.hpp"
 #include "commands.hpp"
 #include "common.hpp"
@@ -176,6 +179,10 @@ int execute(RunInvocation& inv) {
   const std::vector<const ProbeSpec*> plan = plan_probes(inv);
   const std::optional<int> mpi_rank = mpi_world_rank_from_env();
   if (mpi_rank) check_mpi_plan(plan);
+  if (const auto step = slurm_tasks_without_mpi(std::getenv)) {
+    const bool plans_mpi_probe = std::any_of(plan.begin(), plan.end(), [](const ProbeSpec* s) { return s->across_mpi_ranks; });
+    if (auto refusal = slurm_tasks_refusal(*step, plans_mpi_probe)) throw UsageError("run under srun", *refusal);
+  }
   const bool writes = !mpi_rank || *mpi_rank == 0;  // rank 0 alone writes and prints for the job
   Nvml nvml;
   const RunSettings settings = make_settings(inv.common, nvml.device_count(), nvml.why_unavailable());

@@ -1,14 +1,15 @@
 // The `nodeaudit` entry point: parse, run the chosen command, and turn user errors into one line
 // `nodeaudit: <what>: <why>` with exit code 2.
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <thread>
 
 #include "../env.hpp"
 #include "../errors.hpp"
-#include "../mpi_env.hpp"
 #include "../registry.hpp"
+#include "../slurm_step.hpp"
 #include "../version.hpp"
 #include "commands.hpp"
 #include "unexpected_args.hpp"
@@ -24,14 +25,15 @@ void check_probe_id(int argc, char** argv) {
   throw nodeaudit::UsageError(std::string("probe '") + argv[2] + "'", "unknown probe id; known: " + ids);
 }
 
-// Under an MPI launcher every rank meets the same bad input; rank 0 says it once, naming its host
+// Under an MPI launcher (or as one of several srun tasks) every rank meets the same bad input; rank
+// (task) 0 says it once, naming its host
 // (the launcher's terminal may be on another machine). The launcher tears the job down when the
 // first rank exits non-zero, so the others wait a moment first: a silent rank leaving first could
 // kill rank 0 before it printed (seen under load).
 int usage_error(const std::string& line) {
-  const std::optional<int> rank = nodeaudit::mpi_world_rank_from_env();
-  if (!rank) std::cerr << "nodeaudit: " << line << "\n";
-  else if (*rank == 0) std::cerr << "nodeaudit: " << line << " (MPI rank 0 on " << nodeaudit::host_name() << ")\n";
+  const auto task = nodeaudit::launched_task(std::getenv);
+  if (!task) std::cerr << "nodeaudit: " << line << "\n";
+  else if (task->index == 0) std::cerr << "nodeaudit: " << line << " (" << task->kind << " 0 on " << nodeaudit::host_name() << ")\n";
   else std::this_thread::sleep_for(std::chrono::seconds(3));
   return nodeaudit::cli::exit_usage;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # comm/README.md's Slurm lines against a real single-machine Slurm: munged, slurmctld and slurmd
 # started here on private paths, then `srun --mpi=pmix` and an `sbatch` script running `mpirun`
-# each run comm.host-fabric over 2 ranks, and the result files are checked.
+# each run comm.host-fabric over 2 ranks, and the result files are checked; `srun -n 2` without
+# --mpi is refused in one line.
 # Usage: slurm_check.sh NODEAUDIT_BINARY COMM_README
 # Exit 0 pass, 1 fail, 77 skip (not root, Slurm or munge missing, a daemon cannot start here).
 # Nothing outside a private temp dir is touched: the system's /etc/slurm and /etc/munge are never
@@ -221,6 +222,26 @@ print(f"  {sys.argv[1].rsplit('/', 3)[-3]}: comm.host-fabric ok, ranks 2 on {doc
 PY
 }
 
+# The same line without `--mpi=pmix` (the cluster's MpiDefault is none): the two tasks have no MPI
+# rank, so each would start a job of its own. Refused: exit 2, one line from task 0, no file.
+run_srun_without_pmi() {
+  local line=${srun_line/--mpi=pmix /}
+  mkdir -p "$work/nopmi/results"
+  echo "ran: $line"
+  local -a cmd
+  read -r -a cmd <<<"$line"
+  (cd "$work/nopmi" && exec timeout 60 "${cmd[@]}" >"$work/log/nopmi.log" 2>&1) &
+  local rc=0
+  wait $! || rc=$?
+  local said
+  said=$(grep -c '^nodeaudit: ' "$work/log/nopmi.log" || true)
+  ((rc == 2)) || { cat "$work/log/nopmi.log"; fail "srun without --mpi exited with $rc, not 2 (output above)"; }
+  [[ $said -eq 1 ]] && grep -q "^nodeaudit: run under srun: srun started 2 tasks without MPI rank variables.*(Slurm task 0 on " \
+    "$work/log/nopmi.log" || { cat "$work/log/nopmi.log"; fail "expected one refusal line from task 0 (output above)"; }
+  [[ -z $(ls -A "$work/nopmi/results") ]] || fail "the refused run left files: $(ls "$work/nopmi/results")"
+  echo "  refused, exit 2: $(grep '^nodeaudit: ' "$work/log/nopmi.log" | cut -c1-120)..."
+}
+
 run_srun_line() {
   mkdir -p "$work/srun/results"
   echo "ran: $srun_line"
@@ -282,6 +303,7 @@ main() {
   start_slurm
   echo "slurm up after $SECONDS s: $(sinfo -h -o '%N %t %c CPUs, partition %P'), $(srun --version)"
   run_srun_line
+  run_srun_without_pmi
   run_sbatch_script
   echo "PASS in $SECONDS s"
 }
