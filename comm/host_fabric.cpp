@@ -25,6 +25,7 @@
 #include "job_watch.hpp"
 #include "rank_report.hpp"
 #include "registry.hpp"
+#include "runner.hpp"
 #include "units.hpp"
 
 #if NODEAUDIT_COMM_HAVE_MPI
@@ -131,7 +132,7 @@ Outcome measure_host_fabric(ProbeContext& ctx) {
       return Outcome::bad_input(fmt::format("--pairs: needs 2 or more hosts to pair; {}",
                                             hostfile.empty() ? "give them with --hostfile (one host per line)"
                                                              : "--hostfile " + hostfile + " names 1"));
-    return self_launch(ctx, host_fabric_deadline_s(ctx.params(), ctx.level()));
+    return self_launch(ctx, deadline_for_repetitions(host_fabric_deadline_s(ctx.params(), ctx.level()), ctx.settings()));
   }
   if (is_isolated_run_child(read_own_argv()))  // `run` under mpirun runs MPI probes in-process, never as a child
     return Outcome::failed(

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -105,9 +106,7 @@ nlohmann::json entry_without_figures(const std::string& id, Status status, const
   return probe_entry(id, Outcome{status, reason}, params, duration_s, {}, {}, nlohmann::json::object());
 }
 
-}  // namespace
-
-double probe_deadline_s(const ProbeSpec& spec, const ParamValues& params, Level level) {
+double level_deadline_s(const ProbeSpec& spec, const ParamValues& params, Level level) {
   if (spec.deadline_s) return spec.deadline_s(params, level);
   switch (level) {
     case Level::quick: return 120;
@@ -115,6 +114,19 @@ double probe_deadline_s(const ProbeSpec& spec, const ParamValues& params, Level 
     case Level::soak: return 4 * 3600;
   }
   return 120;
+}
+
+}  // namespace
+
+double probe_deadline_s(const ProbeSpec& spec, const ParamValues& params, const RunSettings& settings) {
+  return deadline_for_repetitions(level_deadline_s(spec, params, settings.level), settings);
+}
+
+double deadline_for_repetitions(double at_level, const RunSettings& settings) {
+  // Deadlines are sized for the level's repetitions; asking for more grows them in proportion.
+  const int level_reps = std::max(1, default_policy(settings.level).min_repetitions);
+  if (!settings.repetitions || *settings.repetitions <= level_reps) return at_level;
+  return at_level * *settings.repetitions / level_reps;
 }
 
 nlohmann::json run_probe_in_process(const ProbeSpec& spec, const ParamValues& params, const RunSettings& settings,
@@ -145,7 +157,7 @@ nlohmann::json run_probe_isolated(const ProbeSpec& spec, const std::map<std::str
                                   const IsolationOptions& options, const std::atomic<bool>& interrupt,
                                   const ProgressFn& progress) {
   const ParamValues params = resolve_params(spec.params, param_texts, options.settings.level);
-  const double deadline_s = probe_deadline_s(spec, params, options.settings.level);
+  const double deadline_s = probe_deadline_s(spec, params, options.settings);
   const auto start = clock_type::now();
   if (!spec.body)
     return entry_without_figures(spec.id, Status::skipped, "not built (" + spec.not_built_reason.value_or("?") + ")",

@@ -29,8 +29,11 @@ struct IsolationOptions {
 // Progress callback: elapsed seconds and the deadline, polled a few times a second.
 using ProgressFn = std::function<void(double elapsed_s, double deadline_s)>;
 
-// The wall-clock limit for one run of `spec` with `params` at `level`.
-double probe_deadline_s(const ProbeSpec& spec, const ParamValues& params, Level level);
+// The wall-clock limit for one run of `spec` with `params` at the settings' level; a --repetitions
+// above the level's own grows it in proportion (a backstop sized for 5 repetitions would end 50).
+double probe_deadline_s(const ProbeSpec& spec, const ParamValues& params, const RunSettings& settings);
+// A limit sized for the level's repetitions, grown for the settings' --repetitions.
+double deadline_for_repetitions(double at_level, const RunSettings& settings);
 
 // Returns the probe's result entry (results/SCHEMA.md `probes[]`). `interrupt` is polled: once it
 // is set the child is asked to stop (SIGINT), given kill_grace_s, then killed.

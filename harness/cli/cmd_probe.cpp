@@ -96,7 +96,7 @@ int execute(const ProbeSpec& spec, ProbeInvocation& inv) {
   std::optional<OutPath> out;
   if (!child && !secondary_rank && !inv.common.out.empty()) out = resolve_out_path(inv.common.out, "results", host_name());
   const std::atomic<bool>& cancel = install_interrupt_handler();
-  const double deadline_s = inv.deadline_s > 0 ? inv.deadline_s : probe_deadline_s(spec, params, settings.level);
+  const double deadline_s = inv.deadline_s > 0 ? inv.deadline_s : probe_deadline_s(spec, params, settings);
   const auto new_doc = [&] {
     return new_result_document(to_string(settings.level), "", {"nodeaudit", "probe", spec.id}, collect_env(settings.data_dir, *nvml));
   };

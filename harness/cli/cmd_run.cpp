@@ -88,7 +88,7 @@ nlohmann::json run_probe_as_mpi_rank(const ProbeSpec& spec, const RunSettings& s
                        nlohmann::json::object(), 0, {}, {}, nlohmann::json::object());
   const ParamValues params = resolve_params(spec.params, probe_params_for(spec, inv.extras), settings.level);
   nlohmann::json entry =
-      run_probe_in_process(spec, params, settings, interrupt, probe_deadline_s(spec, params, settings.level), keeper);
+      run_probe_in_process(spec, params, settings, interrupt, probe_deadline_s(spec, params, settings), keeper);
   entry["telemetry"] = {{"note", "not sampled: the probe ran inside an MPI rank"}};
   return entry;
 }

@@ -20,7 +20,7 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
   app.add_option("--level", o.level, "How long each probe runs: quick, standard or soak")->capture_default_str();
   app.add_option("--gpus", o.gpus, "GPU indices to use, e.g. 0,1 (default: all)");
   app.add_option("--data-dir", o.data_dir, "Directory on the storage under test, for probes that need files");
-  app.add_option("--repetitions", o.repetitions, "Timed repetitions per measurement (overrides the level's)");
+  app.add_option("--repetitions", o.repetitions, "Timed repetitions per measurement (overrides the level's; a probe's deadline grows in proportion)");
   app.add_option("--rounds", o.rounds,
                  "Measure each probe N times, interleaved, recording each round's median (default: quick 1, standard 3, soak 3)");
   app.add_flag("--keep-data", o.keep_data, "Keep generated data sets for the next run");
