@@ -27,6 +27,9 @@ const char* describe(Collective kind) {
 
 double collective_deadline_s(const ParamValues& params, Level level) {
   const double per_size_s = level == Level::quick ? 2 : level == Level::standard ? 8 : 60;
+  // --pairs: a backstop for up to 1,024 rounds (1,025 hosts), each a communicator set-up (~5 s)
+  // and one size; a stalled pair is ended sooner by the watchdog (no progress).
+  if (params.boolean("pairs")) return 60 + 1024 * (5 + per_size_s) + params.duration_s("watchdog");
   return 60 + 40 * per_size_s + params.duration_s("watchdog");  // ~30 sizes + set-up + slack
 }
 
@@ -39,6 +42,12 @@ ProbeSpec make_collective_spec(Collective kind) {
       ParamSpec{.name = "max-size", .type = ParamType::size, .default_by_level = {"64MiB", "1GiB", "8GiB"},
                 .help = "Largest message (nccl-tests size); also bounded by free GPU memory", .min = 8, .max = 1ull << 34,
                 .power_of_two = true},
+      ParamSpec{.name = "pairs", .type = ParamType::boolean, .default_by_level = same_at_all_levels("false"),
+                .help = "Under an MPI launcher across hosts: the collective between every pair of hosts (every GPU of both) "
+                        "at --max-size, in N-1 rounds of concurrent pairs, and name the slow host; instead of the sweep"},
+      ParamSpec{.name = "slow-host-factor", .type = ParamType::real, .default_by_level = same_at_all_levels("2"),
+                .help = "--pairs: a host whose pairs' median busbw is this many times below the median of the pairs "
+                        "without it is named", .min = 1.1, .max = 1000},
       ParamSpec{.name = "watchdog", .type = ParamType::duration, .default_by_level = {"30s", "120s", "600s"},
                 .help = "A collective that has not completed after this long aborts the communicators (timeout)",
                 .min = 1, .max = 86400},

@@ -25,6 +25,18 @@ std::vector<std::vector<std::pair<int, int>>> round_robin_rounds(int hosts) {
   return rounds;
 }
 
+int pair_in_round(const std::vector<std::pair<int, int>>& round, int host) {
+  for (std::size_t i = 0; i < round.size(); ++i)
+    if (round[i].first == host || round[i].second == host) return static_cast<int>(i);
+  return -1;
+}
+
+std::vector<int> pair_colors(const std::vector<std::pair<int, int>>& round, const std::vector<int>& host_of_rank) {
+  std::vector<int> colors;
+  for (const int host : host_of_rank) colors.push_back(pair_in_round(round, host));
+  return colors;
+}
+
 namespace {
 
 double median_of(std::vector<double> values) {

@@ -24,6 +24,14 @@ namespace nodeaudit::comm {
 // rounds[r] = the pairs (a, b), a < b, host indices, that ping-pong at once in round r.
 std::vector<std::vector<std::pair<int, int>>> round_robin_rounds(int hosts);
 
+// The index in `round` of the pair that `host` is in, or -1 when it rests this round.
+int pair_in_round(const std::vector<std::pair<int, int>>& round, int host);
+
+// The NCCL collectives' --pairs: every rank (GPU) of both hosts of a pair joins that pair's
+// communicator. colors[rank] = the pair index of the rank's host this round (MPI_Comm_split's
+// color), or -1 when its host rests; host_of_rank[rank] = the host index of each rank.
+std::vector<int> pair_colors(const std::vector<std::pair<int, int>>& round, const std::vector<int>& host_of_rank);
+
 struct PairFigure {
   int a = 0, b = 0;  // host indices
   double gbps = 0;   // median bandwidth of the pair

@@ -72,11 +72,13 @@ Leaders leaders_of(const std::vector<RankIdentity>& ids) {
 }
 
 int partner_in(const std::vector<std::pair<int, int>>& round, const Leaders& l, int rank) {
-  for (const auto& [a, b] : round) {
-    if (l.rank_of_host[static_cast<std::size_t>(a)] == rank) return l.rank_of_host[static_cast<std::size_t>(b)];
-    if (l.rank_of_host[static_cast<std::size_t>(b)] == rank) return l.rank_of_host[static_cast<std::size_t>(a)];
-  }
-  return -1;
+  const auto leader = std::find(l.rank_of_host.begin(), l.rank_of_host.end(), rank);
+  if (leader == l.rank_of_host.end()) return -1;  // not the first rank of its host: it waits
+  const int host = static_cast<int>(leader - l.rank_of_host.begin());
+  const int pair = pair_in_round(round, host);
+  if (pair < 0) return -1;
+  const auto [a, b] = round[static_cast<std::size_t>(pair)];
+  return l.rank_of_host[static_cast<std::size_t>(a == host ? b : a)];
 }
 
 std::string host_of_rank(const std::vector<RankIdentity>& ids, int rank) { return ids[static_cast<std::size_t>(rank)].host; }
@@ -107,22 +109,23 @@ void record_pairs(ProbeContext& ctx, const std::vector<RankIdentity>& ids, const
   }
 }
 
-void judge(ProbeContext& ctx, const Leaders& l, const std::vector<PairFigure>& bandwidths, double factor, std::uint64_t size) {
-  if (l.hosts.size() < 3) {
+}  // namespace
+
+void record_host_judgement(ProbeContext& ctx, const std::vector<std::string>& hosts, const std::vector<PairFigure>& pairs,
+                           const HostJudgementNames& how) {
+  if (hosts.size() < 3) {
     ctx.info()["pairs_judgement"] = "not judged: with 2 hosts there is one pair and nothing to compare it with";
     return;
   }
-  for (const HostJudgement& j : judge_hosts(l.hosts, bandwidths, factor)) {
-    ctx.add_value("host_pair_bw", unit::gbps, Better::higher, j.median_gbps,
-                  {{"host", l.hosts[static_cast<std::size_t>(j.host)]}, {"size", std::to_string(size)}});
-    if (j.slow) ctx.add_finding(j.every_pair_slow ? Severity::fail : Severity::warn, "host_fabric.slow_host", j.sentence);
+  for (const HostJudgement& j : judge_hosts(hosts, pairs, how.factor)) {
+    ctx.add_value(how.metric, unit::gbps, Better::higher, j.median_gbps,
+                  {{"host", hosts[static_cast<std::size_t>(j.host)]}, {"size", std::to_string(how.size_bytes)}});
+    if (j.slow) ctx.add_finding(j.every_pair_slow ? Severity::fail : Severity::warn, how.finding_code, j.sentence);
   }
   ctx.info()["pairs_judgement"] = fmt::format(
       "per host: the median bandwidth of its pairs at {} against the median of the pairs without it; {:.1f}x or more below is slow",
-      format_bytes(static_cast<double>(size)), factor);
+      format_bytes(static_cast<double>(how.size_bytes)), how.factor);
 }
-
-}  // namespace
 
 Outcome measure_host_pairs(ProbeContext& ctx, MpiSession& mpi, const HostFabricPlan& plan, const std::vector<RankIdentity>& ids,
                            RankCheckpoint& checkpoint) {
@@ -162,7 +165,8 @@ Outcome measure_host_pairs(ProbeContext& ctx, MpiSession& mpi, const HostFabricP
           "the job ended after {} of {} pair rounds and rank 0 left no reason (it was killed, or its host was lost)", r + 1,
           rounds.size()))));
   }
-  if (mpi.rank() == 0) judge(ctx, l, bandwidths, plan.slow_host_factor, sizes.back());
+  if (mpi.rank() == 0)
+    record_host_judgement(ctx, l.hosts, bandwidths, {"host_pair_bw", "host_fabric.slow_host", plan.slow_host_factor, sizes.back()});
   return Outcome::ok();
 }
 

@@ -3,14 +3,29 @@
 // names the slow hosts.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "context.hpp"
+#include "host_pairs.hpp"
 #include "host_fabric_rank.hpp"
 #include "mpi_session.hpp"
 #include "rank_stream.hpp"
 
 namespace nodeaudit::comm {
+
+// Rank 0, after the last round: one figure per host (`metric`, GB/s: the median of its pairs) and a
+// finding (`finding_code`) for each slow host; with 2 hosts only the note that nothing was compared.
+// Shared with the NCCL collectives' --pairs (nccl_pairs.cpp).
+struct HostJudgementNames {
+  std::string metric;
+  std::string finding_code;
+  double factor = 2;
+  std::uint64_t size_bytes = 0;
+};
+void record_host_judgement(ProbeContext& ctx, const std::vector<std::string>& hosts, const std::vector<PairFigure>& pairs,
+                           const HostJudgementNames& how);
 
 Outcome measure_host_pairs(ProbeContext& ctx, MpiSession& mpi, const HostFabricPlan& plan, const std::vector<RankIdentity>& ids,
                            RankCheckpoint& checkpoint);

@@ -226,8 +226,9 @@ std::uint64_t smallest_free_bytes(const Communicators& comms) {
 Outcome run_sweep(ProbeContext& ctx, Collective kind, Communicators& comms, Watchdog& watchdog, const RankGroup& group) {
   const int n = comms.world_size();
   const std::uint64_t free_bytes = group.min_over_ranks(smallest_free_bytes(comms));  // one schedule on every rank
-  const std::vector<std::uint64_t> sizes =
+  std::vector<std::uint64_t> sizes =
       size_schedule(8, ctx.params().size_bytes("max-size"), free_bytes, 0.8, kind, n, kElementBytes);
+  if (group.largest_size_only && !sizes.empty()) sizes = {sizes.back()};
   if (sizes.empty())
     return Outcome::failed(fmt::format("no message size fits: {} B free on the fullest GPU", free_bytes));
   Engine e{ctx, kind, comms, watchdog, group, size_plan(ctx), {}, {}};
@@ -244,7 +245,10 @@ Outcome run_sweep(ProbeContext& ctx, Collective kind, Communicators& comms, Watc
   std::vector<CurvePoint> curve;
   for (std::uint64_t size : sizes) {
     if (!group.all_true(!ctx.should_stop())) break;
-    if (std::optional<CurvePoint> point = measure_size(e, size)) curve.push_back(*point);
+    if (std::optional<CurvePoint> point = measure_size(e, size)) {
+      if (group.on_point) group.on_point(*point);
+      curve.push_back(*point);
+    }
   }
   if (ctx.cancelled()) return Outcome::interrupted();
   if (curve.size() < sizes.size() && group.records)
@@ -290,6 +294,9 @@ Outcome measure_collective(ProbeContext& ctx, Collective kind) {
         "(libopenmpi-dev) or run without mpirun to measure this node's GPUs");
 #endif
   }
+  if (ctx.params().boolean("pairs"))
+    return Outcome::bad_input("--pairs: it pairs hosts, so start one rank per GPU on 2 or more hosts under an MPI launcher "
+                              "(mpirun --hostfile F -np N nodeaudit probe " + fmt::format("comm.{} --pairs)", collective_name(kind)));
   GpuChoice choice = choose_gpus(ctx);
   if (choice.stop) return *choice.stop;
   Communicators comms;

@@ -31,6 +31,10 @@ struct RankGroup {
       [](const std::vector<std::uint64_t>& v) { return v; };
   std::function<std::string(int)> describe_rank;  // "GPU 3" / "rank 5 on node7 (GPU 1)"
   std::function<void()> progress = [] {};         // a size completed
+  // --pairs: only the largest size that fits, and each size's median figures handed here (on
+  // every process alike) instead of recorded; `records` is then false.
+  bool largest_size_only = false;
+  std::function<void(const CurvePoint&)> on_point;
   std::string time_rule = "slowest GPU of the process (CUDA events)";
 };
 

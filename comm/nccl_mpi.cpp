@@ -26,6 +26,7 @@
 #include "mpi_session.hpp"
 #include "multinode.hpp"
 #include "nccl_engine.hpp"
+#include "nccl_pairs.hpp"
 #include "nccl_support.hpp"
 
 namespace nodeaudit::comm {
@@ -120,6 +121,7 @@ Outcome bootstrap_and_sweep(ProbeContext& ctx, Collective kind, MpiSession& mpi)
   if (mpi.rank() == 0) ctx.info()["multinode"] = multinode_block(states);
   else ctx.info()["role"] = fmt::format("rank {} of {}: rank 0 records the figures", mpi.rank(), mpi.size());
   if (auto refusal = bootstrap_refusal(states)) return *refusal;
+  if (ctx.params().boolean("pairs")) return agree_outcome(mpi, states, measure_collective_pairs(ctx, kind, mpi, states, mine.device));
   mpi.set_phase("NCCL bootstrap (ncclGetUniqueId, MPI_Bcast, ncclCommInitRank)");
   ncclUniqueId id{};
   if (auto error = share_unique_id(mpi, id)) return Outcome::failed(*error);

@@ -32,6 +32,32 @@ TEST(HostPairs, RoundRobinMeetsEveryPairOnceWithEachHostOncePerRound) {
   EXPECT_EQ(round_robin_rounds(1000).size(), 999u);  // N-1 rounds: the wall time grows with N, not N^2
 }
 
+// The NCCL collectives' pairwise mode: 3 hosts of 2 GPUs each (ranks 0-5, two per host). Each
+// round, the 4 ranks of the paired hosts share one communicator and the resting host's 2 wait.
+TEST(HostPairs, EveryGpuOfBothHostsJoinsItsPairsCommunicator) {
+  const std::vector<int> host_of_rank = {0, 0, 1, 1, 2, 2};
+  std::set<std::pair<int, int>> met;
+  for (const auto& round : round_robin_rounds(3)) {
+    const std::vector<int> colors = pair_colors(round, host_of_rank);
+    ASSERT_EQ(colors.size(), host_of_rank.size());
+    ASSERT_EQ(round.size(), 1u);
+    const auto [a, b] = round.front();
+    met.insert({a, b});
+    for (std::size_t rank = 0; rank < colors.size(); ++rank) {
+      const bool paired = host_of_rank[rank] == a || host_of_rank[rank] == b;
+      EXPECT_EQ(colors[rank], paired ? 0 : -1) << "rank " << rank << " in round " << a << "-" << b;
+    }
+  }
+  EXPECT_EQ(met.size(), 3u);
+  // 4 hosts: 2 pairs a round at once, each with its own color.
+  const std::vector<int> four = {0, 1, 2, 3};
+  for (const auto& round : round_robin_rounds(4)) {
+    const std::vector<int> colors = pair_colors(round, four);
+    EXPECT_EQ(std::set<int>(colors.begin(), colors.end()), (std::set<int>{0, 1}));
+    for (int host = 0; host < 4; ++host) EXPECT_EQ(colors[host], pair_in_round(round, host));
+  }
+}
+
 TEST(HostPairs, AHostWhosePairsAreAllSlowIsNamedAsItsOwnLink) {
   const std::vector<std::string> names = {"h1", "h2", "h3"};
   const auto judged = judge_hosts(names, {{0, 1, 1.49}, {0, 2, 0.30}, {1, 2, 0.32}}, 2.0);
