@@ -2,7 +2,8 @@
 #   make audit   install what is missing, build, print the env and run the default audit
 #   make test    install what is missing, build, run the test suite
 # Knobs: BUILD_DIR, LEVEL, PROFILE, DATA_DIR, OUT, TARGET_GPUS, AUDIT_FLAGS (more `run` options),
-# CUDA_ARCHS (e.g. native on a GPU node), JOBS, DEPS_FLAGS (--build-only: only what the binary needs).
+# CUDA_ARCHS (e.g. native on a GPU node), JOBS, DEPS_FLAGS (--build-only: only what the binary needs),
+# DEBUG_INFO (full: -g; lines: -g1, enough for backtraces, faster to build). ccache is used when installed.
 BUILD_DIR ?= build
 LEVEL ?= quick
 PROFILE ?= llm-finetune-7b
@@ -17,6 +18,10 @@ JOBS ?= $(shell nproc)
 CUDA_ARCHS ?= 80;90
 CMAKE_FLAGS ?=
 DEPS_FLAGS ?=
+DEBUG_INFO ?= full
+# Decided when a rule runs, so a ccache that the deps step installs is used by the same `make`.
+LAUNCHER_FLAGS = $(if $(shell command -v ccache 2>/dev/null),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+CONFIG_FLAGS = -DNODEAUDIT_DEBUG_INFO=$(DEBUG_INFO) $(LAUNCHER_FLAGS) $(CMAKE_FLAGS)
 
 .PHONY: audit audit-run test deps configure build sanitize clean
 
@@ -24,7 +29,7 @@ deps:
 	@bash scripts/install-deps.sh $(DEPS_FLAGS)
 
 configure: deps
-	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCHS)" $(CMAKE_FLAGS)
+	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCHS)" $(CONFIG_FLAGS)
 
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
@@ -51,7 +56,7 @@ test: build
 
 # Host code under AddressSanitizer + UndefinedBehaviorSanitizer (GPU code is not instrumented).
 sanitize: deps
-	@cmake -S . -B $(BUILD_DIR)-asan -DCMAKE_BUILD_TYPE=Debug -DNODEAUDIT_SANITIZE=ON -DNODEAUDIT_CUDA=OFF -DNODEAUDIT_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	@cmake -S . -B $(BUILD_DIR)-asan -DCMAKE_BUILD_TYPE=Debug -DNODEAUDIT_SANITIZE=ON -DNODEAUDIT_CUDA=OFF -DNODEAUDIT_BUILD_BENCH=OFF $(CONFIG_FLAGS)
 	@cmake --build $(BUILD_DIR)-asan -j $(JOBS)
 	@# handle_segv=0: the crash-isolation test needs the real SIGSEGV, not the sanitizer's report.
 	@cd $(BUILD_DIR)-asan && ASAN_OPTIONS=detect_leaks=1:handle_segv=0 ctest --output-on-failure -j $(JOBS) -E '^(HostFabric|MultiNodeNccl|MultiHost|Slurm)\.'
