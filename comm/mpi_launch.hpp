@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "process_group.hpp"
+
 namespace nodeaudit::comm {
 
 struct MpiJobInfo {
@@ -52,21 +54,12 @@ std::optional<std::string> hostfile_problem(const std::string& path);
 // The hosts a hostfile names, in order, each once (empty when it cannot be read).
 std::vector<std::string> hostfile_hosts(const std::string& path);
 
-struct LaunchEnd {
-  bool started = false;
-  bool timed_out = false;
-  bool interrupted = false;
-  int exit_code = -1;    // when it exited
-  int signal = 0;        // when it was killed by a signal
-  std::string log_tail;  // last lines of the launcher's combined stdout/stderr
-  std::string start_error;
-  std::string stopped_because;  // why `watch` had the launcher stopped
+struct LaunchEnd : GroupEnd {
+  std::string log_tail;  // last lines of the launcher's combined stdout/stderr, without rank 0's report
 };
-// Polled while the launcher runs: a reason to stop it now, or nullopt.
-using LaunchWatch = std::function<std::optional<std::string>()>;
-// Runs `args` in its own process group with stdout/stderr into `log_path`; past `timeout_s`, once
-// `should_stop` says so, or once `watch` gives a reason, the whole group is killed (SIGTERM, then
-// SIGKILL after 3 s).
+using LaunchWatch = GroupWatch;
+// run_in_own_group (harness/process_group.hpp) for a launcher: its whole process group is killed
+// past `timeout_s`, once `should_stop` says so, or once `watch` gives a reason.
 LaunchEnd run_launcher(const std::vector<std::string>& args, const std::string& log_path, double timeout_s,
                        const std::function<bool()>& should_stop, const LaunchWatch& watch = {});
 

@@ -1,0 +1,17 @@
+// Where host.dataloader's two outside pieces are: the user's Python and the shipped loader script.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace nodeaudit::dataloader {
+
+// `python` as given: a path (must exist and be executable) or a name looked up on PATH. Sets
+// `path` to the file found; returns why it cannot be used, naming the value and what is accepted.
+std::optional<std::string> find_python(const std::string& python, std::string& path);
+
+// torch_loader_sweep.py: NODEAUDIT_LOADER_SCRIPT when set, else beside the binary as installed
+// (<prefix>/io/dataloader/) or in the source tree the binary was built from.
+std::string loader_script_path();
+
+}  // namespace nodeaudit::dataloader
