@@ -1,0 +1,138 @@
+// host.dataloader end to end: the real binary, real files, a real PyTorch DataLoader in the torch
+// virtual environment under the build folder (`make torch-venv`; NODEAUDIT_TORCH_PYTHON elsewhere),
+// and stand-in loader scripts (NODEAUDIT_LOADER_SCRIPT) for a report that is garbage or a loader
+// that dies. Without the venv the real-torch test skips, except where NODEAUDIT_EXPECT_TORCH=1 (CI).
+#include <sys/stat.h>
+
+#include <fstream>
+
+#include "io_test_util.hpp"
+
+namespace nodeaudit::io {
+namespace {
+
+using test::CliResult;
+using test::probe_entry;
+using test::run_cli;
+using test::TempDir;
+
+std::string torch_python() {
+  const char* given = std::getenv("NODEAUDIT_TORCH_PYTHON");
+  return given && *given ? given : NODEAUDIT_TORCH_PYTHON;
+}
+
+#define TORCH_OR_SKIP()                                                                                              \
+  if (access(torch_python().c_str(), X_OK) != 0) {                                                                   \
+    const char* expect = std::getenv("NODEAUDIT_EXPECT_TORCH");                                                      \
+    if (expect && std::string(expect) == "1") FAIL() << "no torch Python at " << torch_python() << " (make torch-venv)"; \
+    GTEST_SKIP() << "no torch Python at " << torch_python() << ": run `make torch-venv` or set NODEAUDIT_TORCH_PYTHON"; \
+  }
+
+const nlohmann::json* metric(const nlohmann::json& entry, const std::string& name, const std::string& decoder,
+                             const std::string& workers = "") {
+  for (const auto& m : entry["metrics"])
+    if (m["name"] == name && m["labels"].value("decoder", "") == decoder &&
+        (workers.empty() || m["labels"].value("workers", "") == workers))
+      return &m;
+  return nullptr;
+}
+
+TEST(DataLoaderCli, RealSweepAtOneAndTwoWorkersGivesPositiveFiguresAndTheKnee) {
+  TORCH_OR_SKIP();
+  TempDir dir;
+  const CliResult r = run_cli("probe host.dataloader --format json --python " + torch_python() +
+                              " --workers 1,2 --batch 8 --files 64 --data-dir " + dir.path);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const nlohmann::json e = probe_entry(r);
+  ASSERT_EQ(e["status"], "ok") << e.dump(1);
+  for (const std::string decoder : {"pil", "torchvision"}) {
+    for (const std::string workers : {"1", "2"}) {
+      const auto* rate = metric(e, "samples_per_s", decoder, workers);
+      const auto* cpu = metric(e, "cpu_per_sample", decoder, workers);
+      ASSERT_TRUE(rate && cpu) << decoder << " x " << workers << ": " << e["metrics"].dump();
+      EXPECT_GT((*rate)["samples"][0].get<double>(), 0) << rate->dump();
+      EXPECT_GT((*cpu)["samples"][0].get<double>(), 0) << cpu->dump();
+    }
+    const auto* knee = metric(e, "knee_workers", decoder);
+    ASSERT_TRUE(knee) << e["metrics"].dump();
+    const double k = (*knee)["samples"][0].get<double>();
+    EXPECT_TRUE(k == 1 || k == 2) << k;
+  }
+  EXPECT_EQ(e["info"]["decoders_measured"], nlohmann::json::array({"pil", "torchvision"}));
+  EXPECT_EQ(e["info"]["samples"]["kind"], "jpeg");
+  EXPECT_TRUE(e["info"]["loader"]["torch"].is_string()) << e["info"].dump();
+  EXPECT_EQ(dir.entries(), 0u) << "the generated samples are removed";
+}
+
+TEST(DataLoaderCli, APythonWithoutTorchIsSkippedNamingTheInterpreter) {
+  TempDir dir;
+  const std::string venv = dir.path + "/bare";
+  ASSERT_EQ(std::system(("python3 -m venv --without-pip " + venv).c_str()), 0);
+  TempDir data;
+  const CliResult r = run_cli("probe host.dataloader --format json --workers 1 --batch 4 --files 16 --python " + venv +
+                              "/bin/python --data-dir " + data.path);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const nlohmann::json e = probe_entry(r);
+  EXPECT_EQ(e["status"], "skipped") << e.dump(1);
+  const std::string reason = e.value("reason", "");
+  EXPECT_NE(reason.find(venv + "/bin/python cannot import the framework (torch: ModuleNotFoundError"), std::string::npos) << reason;
+  EXPECT_EQ(data.entries(), 0u);
+}
+
+// A stand-in for the loader script, run by the real probe with a real Python.
+std::string write_script(const TempDir& dir, const std::string& name, const std::string& body) {
+  const std::string path = dir.path + "/" + name;
+  std::ofstream(path) << "import sys\nout = open(sys.argv[sys.argv.index('--out') + 1], 'w')\n" << body;
+  return path;
+}
+
+TEST(DataLoaderCli, AGarbageReportOrADyingLoaderFailsWithTheReasonKeepingEarlierPoints) {
+  TempDir dir, data;
+  const std::string loader = R"(out.write('{"kind": "loader", "python": "3", "torch": "x"}\n'))" "\n";
+  const std::string point =
+      R"(out.write('{"kind": "point", "decoder": "pil", "workers": 1, "batch": 4, "batches": 2, "samples": 8, "seconds": 0.5, "cpu_seconds": 0.4}\n'))" "\n";
+  const std::string garbage = write_script(dir, "garbage.py", loader + point + "out.write('hello from a print\\n')\n");
+  const std::string dies = write_script(dir, "dies.py", loader + point + "out.flush()\nsys.stderr.write('worker crashed: boom\\n')\nsys.exit(3)\n");
+  const std::string args = " probe host.dataloader --format json --python python3 --workers 1 --batch 4 --files 16 --data-dir " + data.path;
+
+  const CliResult g = run_cli(args, "NODEAUDIT_LOADER_SCRIPT=" + garbage);
+  EXPECT_EQ(g.exit_code, 1) << g.out;
+  const nlohmann::json ge = probe_entry(g);
+  EXPECT_EQ(ge["status"], "failed") << ge.dump(1);
+  EXPECT_NE(ge.value("reason", "").find("line 3 of the loader's report"), std::string::npos) << ge.dump(1);
+  EXPECT_NE(ge.value("reason", "").find("hello from a print"), std::string::npos) << ge.dump(1);
+  EXPECT_TRUE(metric(ge, "samples_per_s", "pil", "1")) << "the point before the bad line is kept";
+
+  const CliResult d = run_cli(args, "NODEAUDIT_LOADER_SCRIPT=" + dies);
+  EXPECT_EQ(d.exit_code, 1) << d.out;
+  const nlohmann::json de = probe_entry(d);
+  EXPECT_EQ(de["status"], "failed") << de.dump(1);
+  EXPECT_NE(de.value("reason", "").find("exited with code 3 after 1 point(s), kept: worker crashed: boom"), std::string::npos)
+      << de.dump(1);
+  EXPECT_TRUE(metric(de, "samples_per_s", "pil", "1"));
+  EXPECT_EQ(data.entries(), 0u);
+}
+
+void expect_one_line_exit_two(const CliResult& r, const std::string& needle) {
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(r.out.rfind("nodeaudit: ", 0), 0u) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_NE(r.out.find(needle), std::string::npos) << r.out;
+}
+
+TEST(DataLoaderCli, BadPythonOrWorkersIsOneLineExitTwoAndLeavesNothing) {
+  TempDir data, dir;
+  const std::string plain = dir.path + "/not-executable";
+  std::ofstream(plain) << "#!/bin/sh\n";
+  chmod(plain.c_str(), 0644);
+  const std::string base = "probe host.dataloader --format json --data-dir " + data.path;
+  expect_one_line_exit_two(run_cli(base + " --python /nonexistent/python3"), "--python /nonexistent/python3: no such file");
+  expect_one_line_exit_two(run_cli(base + " --python " + plain), "not an executable file");
+  expect_one_line_exit_two(run_cli(base + " --python no-such-python-anywhere"), "not found on PATH");
+  expect_one_line_exit_two(run_cli(base + " --workers 0"), "--workers '0' is not a worker count: expected whole numbers 1..1024");
+  expect_one_line_exit_two(run_cli(base + " --workers 1,1025"), "'1025' is not a worker count");
+  EXPECT_EQ(data.entries(), 0u);
+}
+
+}  // namespace
+}  // namespace nodeaudit::io

@@ -1,0 +1,92 @@
+// host.dataloader's strict reading of the Python side's report, and the sweep's arithmetic, on
+// hand-made lines (the real script runs in dataloader_cli_test.cpp).
+#include <gtest/gtest.h>
+
+#include "loader_report.hpp"
+
+namespace nodeaudit::dataloader {
+namespace {
+
+const std::string loader_line =
+    R"({"kind": "loader", "python": "3.11.7", "torch": "2.15.0", "torchvision": "0.29.2", "cpus": 2})";
+
+std::string point_line(const std::string& decoder, int workers, int batches, double seconds) {
+  return R"({"kind": "point", "decoder": ")" + decoder + R"(", "workers": )" + std::to_string(workers) +
+         R"(, "batch": 16, "batches": )" + std::to_string(batches) + R"(, "samples": )" + std::to_string(16 * batches) +
+         R"(, "seconds": )" + std::to_string(seconds) + R"(, "cpu_seconds": 1.5, "pin_memory": false})";
+}
+
+TEST(DataLoaderReport, ACompleteReportGivesItsPointsAndNotes) {
+  const std::string text = loader_line + "\n" + R"({"kind": "decoder_skipped", "decoder": "dali", "why": "not importable"})" +
+                           "\n" + point_line("pil", 1, 4, 2.0) + "\n" + point_line("pil", 2, 4, 1.0) + "\n" +
+                           R"({"kind": "done"})" + "\n";
+  const ParsedReport parsed = parse_loader_report(text);
+  ASSERT_EQ(parsed.error, "");
+  EXPECT_TRUE(parsed.report.done);
+  ASSERT_EQ(parsed.report.points.size(), 2u);
+  EXPECT_DOUBLE_EQ(parsed.report.points[0].samples_per_s(), 32.0);  // 16 x 4 / 2 s
+  EXPECT_DOUBLE_EQ(parsed.report.points[1].cpu_us_per_sample(), 1.5e6 / 64);
+  EXPECT_EQ(parsed.report.notes, std::vector<std::string>{"dali: not importable"});
+  EXPECT_EQ(parsed.report.loader["torch"], "2.15.0");
+}
+
+TEST(DataLoaderReport, AnyLineThatIsNotWhatItShouldBeIsNamedAndThePointsBeforeItKept) {
+  const auto error_for = [](const std::string& bad) {
+    const ParsedReport parsed = parse_loader_report(loader_line + "\n" + point_line("pil", 1, 4, 2.0) + "\n" + bad + "\n");
+    EXPECT_EQ(parsed.report.points.size(), 1u) << bad;
+    return parsed.error;
+  };
+  EXPECT_EQ(error_for("Traceback (most recent call last):").rfind("line 3 of the loader's report: ", 0), 0u);
+  EXPECT_NE(error_for("Traceback (most recent call last):").find("Traceback"), std::string::npos);
+  EXPECT_NE(error_for(R"({"kind": "point", "decoder": "pil"})").find("no \"workers\""), std::string::npos);
+  EXPECT_NE(error_for(R"({"kind": "point", "decoder": "pil", "workers": "2", "batch": 16, "batches": 1, "samples": 16, "seconds": 1, "cpu_seconds": 1})")
+                .find("\"workers\" is string"),
+            std::string::npos);
+  EXPECT_NE(error_for(R"({"kind": "surprise"})").find("unknown kind \"surprise\""), std::string::npos);
+  EXPECT_NE(error_for(R"([1, 2])").find("not a JSON object"), std::string::npos);
+  EXPECT_NE(error_for(point_line("pil", 1, 4, 0)).find("seconds must be > 0"), std::string::npos);
+  const ParsedReport early = parse_loader_report(point_line("pil", 1, 4, 2.0) + "\n");
+  EXPECT_NE(early.error.find("a point before the \"loader\" line"), std::string::npos) << early.error;
+  const ParsedReport late = parse_loader_report(loader_line + "\n{\"kind\": \"done\"}\n" + point_line("pil", 1, 4, 2.0) + "\n");
+  EXPECT_NE(late.error.find("a line after \"done\""), std::string::npos) << late.error;
+}
+
+TEST(DataLoaderReport, AMissingFrameworkIsReportedNotFailed) {
+  const ParsedReport parsed =
+      parse_loader_report(R"({"kind": "unavailable", "module": "torch", "why": "ModuleNotFoundError: No module named 'torch'"})" "\n");
+  ASSERT_EQ(parsed.error, "");
+  ASSERT_TRUE(parsed.report.unavailable.has_value());
+  EXPECT_EQ(*parsed.report.unavailable, "torch: ModuleNotFoundError: No module named 'torch'");
+}
+
+TEST(DataLoaderSweep, WorkerCountsAreCappedAtTheCpusAndTheCapIsSaid) {
+  const WorkerPlan two = plan_workers({1, 2, 4, 8, 16}, 2);
+  EXPECT_EQ(two.counts, (std::vector<int>{1, 2}));
+  EXPECT_EQ(two.capped, "capped at the 2 CPUs this process may use: 4, 8, 16 worker(s) not run");
+  const WorkerPlan all = plan_workers({4, 1, 2}, 64);
+  EXPECT_EQ(all.counts, (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(all.capped, "");
+  EXPECT_EQ(plan_workers({8, 16}, 2).counts, std::vector<int>{8});  // none fits: the smallest still runs
+}
+
+TEST(DataLoaderSweep, AWorkerListOutside1To1024OrNotNumbersIsRefusedNamingTheEntry) {
+  std::vector<int> counts;
+  EXPECT_FALSE(parse_worker_list("1,2,4,8,16", counts));
+  EXPECT_EQ(counts, (std::vector<int>{1, 2, 4, 8, 16}));
+  for (const std::string bad : {"0", "1025", "2,x", "1,,2", "-1", "1.5", ""}) {
+    const auto error = parse_worker_list(bad, counts);
+    ASSERT_TRUE(error.has_value()) << bad;
+    EXPECT_NE(error->find("1..1024"), std::string::npos) << *error;
+  }
+}
+
+TEST(DataLoaderSweep, TheKneeIsTheFewestWorkersWithinTenPercentOfTheBest) {
+  std::vector<LoaderPoint> points;
+  for (const auto& [workers, seconds] : std::vector<std::pair<int, double>>{{1, 4.0}, {2, 2.0}, {4, 1.05}, {8, 1.0}})
+    points.push_back({"pil", workers, 16, 4, 64, seconds, 1.0});
+  EXPECT_EQ(knee_workers(points), 4);  // 60.95 samples/s >= 0.9 x 64
+  EXPECT_EQ(knee_workers({}), 0);
+}
+
+}  // namespace
+}  // namespace nodeaudit::dataloader
