@@ -23,7 +23,11 @@ DEBUG_INFO ?= full
 LAUNCHER_FLAGS = $(if $(shell command -v ccache 2>/dev/null),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 CONFIG_FLAGS = -DNODEAUDIT_DEBUG_INFO=$(DEBUG_INFO) $(LAUNCHER_FLAGS) $(CMAKE_FLAGS)
 
-.PHONY: audit audit-run test deps configure build sanitize clean
+.PHONY: audit audit-run test deps configure build sanitize clean torch-venv
+
+# host.dataloader's tests run a real PyTorch in this venv (scripts/torch-venv.sh; about 5.4 GB).
+TORCH_VENV ?= $(CURDIR)/$(BUILD_DIR)/torch-venv
+TEST_ENV = NODEAUDIT_TORCH_PYTHON=$(TORCH_VENV)/bin/python
 
 deps:
 	@bash scripts/install-deps.sh $(DEPS_FLAGS)
@@ -51,18 +55,21 @@ audit-run:
 	  if [ $$rc -eq 1 ] && ! grep -Eq '"status": "(failed|crashed|timeout)"' "$$file"; then exit 0; fi; \
 	  exit $$rc
 
-test: build
-	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+torch-venv: deps
+	@bash scripts/torch-venv.sh $(TORCH_VENV)
+
+test: build torch-venv
+	@cd $(BUILD_DIR) && $(TEST_ENV) ctest --output-on-failure -j $(JOBS)
 
 # Host code under AddressSanitizer + UndefinedBehaviorSanitizer (GPU code is not instrumented).
-sanitize: deps
+sanitize: deps torch-venv
 	@cmake -S . -B $(BUILD_DIR)-asan -DCMAKE_BUILD_TYPE=Debug -DNODEAUDIT_SANITIZE=ON -DNODEAUDIT_CUDA=OFF -DNODEAUDIT_BUILD_BENCH=OFF $(CONFIG_FLAGS)
 	@cmake --build $(BUILD_DIR)-asan -j $(JOBS)
 	@# handle_segv=0: the crash-isolation test needs the real SIGSEGV, not the sanitizer's report.
-	@cd $(BUILD_DIR)-asan && ASAN_OPTIONS=detect_leaks=1:handle_segv=0 ctest --output-on-failure -j $(JOBS) -E '^(HostFabric|MultiNodeNccl|MultiHost|Slurm)\.'
+	@cd $(BUILD_DIR)-asan && $(TEST_ENV) ASAN_OPTIONS=detect_leaks=1:handle_segv=0 ctest --output-on-failure -j $(JOBS) -E '^(HostFabric|MultiNodeNccl|MultiHost|Slurm)\.'
 	@# Open MPI's own start-up allocations are reported as leaks by LeakSanitizer; the MPI tests run
 	@# with leak detection off (address and undefined-behaviour checks stay on).
-	@cd $(BUILD_DIR)-asan && ASAN_OPTIONS=detect_leaks=0:handle_segv=0 ctest --output-on-failure -j $(JOBS) -R '^(HostFabric|MultiNodeNccl|MultiHost|Slurm)\.'
+	@cd $(BUILD_DIR)-asan && $(TEST_ENV) ASAN_OPTIONS=detect_leaks=0:handle_segv=0 ctest --output-on-failure -j $(JOBS) -R '^(HostFabric|MultiNodeNccl|MultiHost|Slurm)\.'
 
 
 clean:

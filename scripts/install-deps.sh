@@ -12,7 +12,7 @@ build_packages=(
   liburing-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev libhwloc-dev
   libturbojpeg0-dev libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3 chromium
+  python3 python3-venv chromium  # python3-venv: the torch venv host.dataloader is tested with (make torch-venv)
   prometheus  # for promtool: the Prometheus textfile is linted with `promtool check metrics` in the tests
   slurm-wlm munge  # a single-machine Slurm (slurmctld, slurmd, srun) that tests comm/README.md's Slurm lines
 )
