@@ -37,6 +37,13 @@ json storage_sentence(const Profile& profile, const NodeModel& node, const Stage
 
 json loader_sentence(const Profile& profile, const NodeModel& node, const Stage& stage) {
   if (stage.resource == "storage") return storage_sentence(profile, node, stage);
+  if (stage.resource == "cpu_decode" && stage.native_capacity && *stage.native_capacity > 1.1 * stage.capacity)
+    return sentence("cpu_decode",
+                    fmt::format("cpu_decode: PyTorch+PIL reaches {:.0f} images/s per GPU of {:.0f} needed; the native "
+                                "decoder reaches {:.0f}: a faster decode path (torchvision.io, DALI, Pillow-SIMD) is worth up "
+                                "to {:.1f}x before buying cores ({:.3g} per GPU now)",
+                                stage.capacity, needed_rate(stage.demand, node.step), *stage.native_capacity,
+                                *stage.native_capacity / stage.capacity, node.host.cores_per_gpu));
   if (stage.resource == "cpu_decode")
     return sentence("cpu_decode",
                     fmt::format("cpu_decode: {:.0f} images/s per GPU of {:.0f} needed — add CPU cores ({:.3g} per GPU "

@@ -15,6 +15,9 @@ namespace nodeaudit::score {
 enum class Category { compute_intensive, memory_intensive, data_throughput_intensive, latency_sensitive };
 enum class AccessPattern { sequential_shards, small_files, random };
 enum class DecodeKind { none, jpeg };
+// Who feeds the GPUs decoded samples: a framework's DataLoader in Python worker processes (the
+// default: what training scripts run), or a native pipeline (C++ or GPU decode, DALI).
+enum class LoaderKind { pytorch, native };
 enum class Sharding { none, full };  // none: a full replica per GPU (DDP); full: FSDP / ZeRO-3 across the node
 
 std::string to_string(Category category);
@@ -47,6 +50,7 @@ struct DataSpec {
   double dataset_bytes = 0;
   AccessPattern access = AccessPattern::sequential_shards;
   DecodeKind decode = DecodeKind::none;
+  LoaderKind loader = LoaderKind::pytorch;
   double device_bytes_per_sample = 0;  // bytes copied host -> GPU per sample (decoded tensor)
 };
 

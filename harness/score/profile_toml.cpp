@@ -88,6 +88,7 @@ void read_data(Section& s, DataSpec& d) {
              : access == "random"    ? AccessPattern::random
                                      : AccessPattern::sequential_shards;
   d.decode = s.choice("decode", {"jpeg", "none"}).value_or("none") == "jpeg" ? DecodeKind::jpeg : DecodeKind::none;
+  d.loader = s.choice("loader", {"pytorch", "native"}).value_or("pytorch") == "native" ? LoaderKind::native : LoaderKind::pytorch;
   d.device_bytes_per_sample = s.size("device_bytes_per_sample", Bound::non_negative).value_or(d.sample_bytes);
   s.finish();
 }

@@ -28,6 +28,9 @@ struct Stage {
   double capacity_gbps = 0;            // storage: the capacity expressed in GB/s, for the bottleneck sentence
   std::optional<double> knee_workers;  // storage.dataset's worker knee, when measured
   bool datasheet = false;              // the capacity is a --target-gpus table figure, not a measurement
+  // cpu_decode measured on the framework loader: the native decoder's rate (host.decode), the
+  // headroom a faster decode path could bring before more cores are bought.
+  std::optional<double> native_capacity;
   bool judged() const { return needed && !not_judged; }
 };
 

@@ -210,10 +210,13 @@ json apply_target(const json& result, const TargetGpus& target) {
     for (json probe : out["probes"]) {
       const std::string id = probe.value("id", "");
       if (replaced(id)) continue;
-      if (id == "host.decode" && probe.contains("metrics") && probe["metrics"].is_array()) {
+      // A rate shared among this node's own GPUs does not hold for the target's; the per-core
+      // (per-worker) figure is shared among the target's GPUs instead.
+      const std::string per_gpu = id == "host.decode" ? "images_per_s_per_gpu" : id == "host.dataloader" ? "samples_per_s_per_gpu" : "";
+      if (!per_gpu.empty() && probe.contains("metrics") && probe["metrics"].is_array()) {
         json kept = json::array();
         for (const json& metric : probe["metrics"])
-          if (metric.value("name", "") != "images_per_s_per_gpu") kept.push_back(metric);
+          if (metric.value("name", "") != per_gpu) kept.push_back(metric);
         probe["metrics"] = kept;
       }
       probes.push_back(std::move(probe));

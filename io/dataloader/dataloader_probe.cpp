@@ -209,6 +209,19 @@ Outcome measure_dataloader(ProbeContext& ctx) {
 
   ScratchDir scratch;
   if (scratch.path.empty()) return Outcome::failed(fmt::format("cannot make a scratch directory in {}", fs::temp_directory_path().string()));
+  // Preflight: a Python without torch is a skip found in a second, before any sample is made.
+  {
+    const std::string check_path = scratch.path + "/check.jsonl", check_log = scratch.path + "/check.log";
+    const GroupEnd end = run_in_own_group({python_path, script, "--check", "--out", check_path}, check_log,
+                                          std::min(120.0, ctx.seconds_left()), [&] { return ctx.cancelled(); });
+    const ParsedReport check = parse_loader_report(read_text(check_path));
+    if (check.report.unavailable && end.exit_code == 0 && check.error.empty())
+      return Outcome::skipped(fmt::format("{} cannot import the framework ({}); install torch and torchvision in the "
+                                          "Python the training uses and give it with --python", python_path,
+                                          *check.report.unavailable));
+    if (check.report.loader.empty() || end.exit_code != 0)
+      return outcome_of(end, check, python_path, read_text(check_log), std::min(120.0, ctx.seconds_left()));
+  }
   const std::string parent = ctx.settings().data_dir.empty() ? scratch.path : ctx.settings().data_dir;
   const SampleSet samples = make_samples(ctx, profile, parent, files);
   if (samples.interrupted) return Outcome::interrupted();

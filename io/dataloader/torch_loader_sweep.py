@@ -33,19 +33,26 @@ def emit(out, record):
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--files", required=True, help="file with one sample path per line")
-    p.add_argument("--kind", choices=["jpeg", "raw"], required=True, help="jpeg: decode + augment; raw: bytes to tensor")
+    p.add_argument("--check", action="store_true", help="only the loader (or unavailable) line, then exit: a "
+                   "preflight before samples are made")
+    p.add_argument("--files", help="file with one sample path per line")
+    p.add_argument("--kind", choices=["jpeg", "raw"], help="jpeg: decode + augment; raw: bytes to tensor")
     p.add_argument("--decoders", default="pil,torchvision", help="jpeg decoders to sweep: pil, torchvision")
-    p.add_argument("--workers", required=True, help="comma-separated num_workers values")
-    p.add_argument("--batch", type=int, required=True)
-    p.add_argument("--batches", type=int, required=True, help="timed batches per point")
+    p.add_argument("--workers", help="comma-separated num_workers values")
+    p.add_argument("--batch", type=int)
+    p.add_argument("--batches", type=int, help="timed batches per point")
     p.add_argument("--warmup-batches", type=int, default=2)
-    p.add_argument("--max-seconds", type=float, required=True, help="timed window cap per point")
+    p.add_argument("--max-seconds", type=float, help="timed window cap per point")
     p.add_argument("--pin-memory", choices=["0", "1"], default="1")
     p.add_argument("--crop", type=int, default=224)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", required=True)
-    return p.parse_args()
+    args = p.parse_args()
+    missing = [name for name in ("files", "kind", "workers", "batch", "batches", "max_seconds")
+               if not args.check and getattr(args, name) is None]
+    if missing:
+        p.error("the sweep needs --" + ", --".join(m.replace("_", "-") for m in missing))
+    return args
 
 
 def import_framework(out):
@@ -205,6 +212,8 @@ def main():
                    "torch": torch.__version__, "torchvision": torchvision.__version__, "pillow": PIL.__version__,
                    "cpus": len(os.sched_getaffinity(0)), "cuda": torch.cuda.is_available(),
                    "pin_memory_requested": args.pin_memory == "1", "pin_memory": pin_memory})
+        if args.check:
+            return 0
         decoders = args.decoders.split(",") if args.kind == "jpeg" else ["raw"]
         for record in optional_decoders() if args.kind == "jpeg" else []:
             emit(out, record)

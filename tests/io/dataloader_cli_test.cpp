@@ -82,7 +82,12 @@ TEST(DataLoaderCli, APythonWithoutTorchIsSkippedNamingTheInterpreter) {
 // A stand-in for the loader script, run by the real probe with a real Python.
 std::string write_script(const TempDir& dir, const std::string& name, const std::string& body) {
   const std::string path = dir.path + "/" + name;
-  std::ofstream(path) << "import sys\nout = open(sys.argv[sys.argv.index('--out') + 1], 'w')\n" << body;
+  // The preflight (--check) gets a good loader line; the sweep gets `body`.
+  std::ofstream(path) << "import sys\nout = open(sys.argv[sys.argv.index('--out') + 1], 'w')\n"
+                      << "if '--check' in sys.argv:\n"
+                      << "    out.write('{\"kind\": \"loader\", \"python\": \"3\", \"torch\": \"x\"}\\n')\n"
+                      << "    sys.exit(0)\n"
+                      << body;
   return path;
 }
 

@@ -278,3 +278,72 @@ TEST(AssessContainer, CoresAndRamAreTheContainersLimitsWhenRecorded) {
 
 }  // namespace
 }  // namespace nodeaudit::score
+
+namespace {
+
+// cpu-starved with a host.dataloader entry: PIL at 2 workers (the largest run) 40 samples/s, so
+// 20 per worker; torchvision.io faster. No GPU-shared figure: per worker x 2 cores per GPU.
+json with_framework_loader(json result) {
+  const auto value = [](const std::string& name, json labels, double v) {
+    return json{{"name", name}, {"unit", "samples/s"}, {"better", "higher"}, {"labels", labels}, {"n", 1},
+                {"median", v}, {"mean", v}, {"min", v}, {"max", v}, {"samples", {v}}};
+  };
+  result["probes"].push_back(json{
+      {"id", "host.dataloader"}, {"status", "ok"}, {"reason", ""}, {"params", json::object()}, {"duration_s", 30.0},
+      {"metrics",
+       {value("samples_per_s_per_worker", {{"decoder", "pil"}, {"workers", "2"}}, 20),
+        value("samples_per_s_per_worker", {{"decoder", "torchvision"}, {"workers", "2"}}, 35)}},
+      {"findings", json::array()}, {"info", json::object()}});
+  return result;
+}
+
+}  // namespace
+
+TEST(AssessLoader, TheFrameworkLoaderSetsCpuDecodeAndTheNativeDecoderIsTheHeadroom) {
+  const json a = ns::assess(test_profile(), with_framework_loader(load_fixture("cpu-starved")), {});
+  const json& decode = resource(a, "cpu_decode");
+  EXPECT_NEAR(decode["capacity"]["value"].get<double>(), 40, 1e-9);  // 20 per worker x 2 cores per GPU
+  EXPECT_NE(decode["capacity"]["metric"].get<std::string>().find("host.dataloader samples_per_s_per_worker"), std::string::npos)
+      << decode.dump(1);
+  EXPECT_NE(decode.value("note", "").find("the native decoder reaches 100 images/s per GPU"), std::string::npos) << decode.dump(1);
+  EXPECT_EQ(a["bottleneck"]["resource"], "cpu_decode");
+  EXPECT_EQ(a["bottleneck"]["text"].get<std::string>().rfind(
+                "cpu_decode: PyTorch+PIL reaches 40 images/s per GPU of 205 needed; the native decoder reaches 100: a "
+                "faster decode path (torchvision.io, DALI, Pillow-SIMD) is worth up to 2.5x before buying cores",
+                0),
+            0u)
+      << a["bottleneck"].dump(1);
+}
+
+TEST(AssessLoader, WithoutTheFrameworkLoaderTheNativeFigureIsUsedAndLabelledAnUpperBound) {
+  const json a = score("cpu-starved");
+  const json& decode = resource(a, "cpu_decode");
+  EXPECT_NEAR(decode["capacity"]["value"].get<double>(), 100, 1e-9);
+  EXPECT_EQ(decode.value("note", "").rfind("upper bound: native decoder; the framework loader was not measured (host.dataloader", 0), 0u)
+      << decode.dump(1);
+}
+
+TEST(AssessLoader, ANativeLoaderProfileUsesTheNativeDecoderWithoutTheLabel) {
+  ns::Profile native = test_profile();
+  native.data.loader = ns::LoaderKind::native;
+  const json a = ns::assess(native, with_framework_loader(load_fixture("cpu-starved")), {});
+  const json& decode = resource(a, "cpu_decode");
+  EXPECT_NEAR(decode["capacity"]["value"].get<double>(), 100, 1e-9);
+  EXPECT_FALSE(decode.contains("note")) << decode.dump(1);
+}
+
+TEST(AssessLoader, AnUnknownLoaderNameIsRefusedNamingTheAcceptedOnes) {
+  std::ifstream in(std::string(NODEAUDIT_FIXTURES) + "/profiles/balance-test.toml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto data = text.find("[data]\n");
+  ASSERT_NE(data, std::string::npos);
+  text.insert(data + 7, "loader = \"jax\"\n");
+  const std::string path = ::testing::TempDir() + "/loader-jax.toml";
+  std::ofstream(path) << text;
+  try {
+    ns::load_profile(path);
+    FAIL() << "a profile with loader = \"jax\" loaded";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("'loader' in [data] is 'jax'; accepted: pytorch, native"), std::string::npos) << e.what();
+  }
+}
