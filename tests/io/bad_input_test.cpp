@@ -11,16 +11,10 @@ namespace nodeaudit::io {
 namespace {
 
 using test::CliResult;
+using test::expect_one_line_exit_two;
 using test::probe_entry;
 using test::run_cli;
 using test::TempDir;
-
-void expect_one_line_exit_two(const CliResult& r, const std::string& needle) {
-  EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_EQ(r.out.rfind("nodeaudit: ", 0), 0u) << r.out;
-  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
-  EXPECT_NE(r.out.find(needle), std::string::npos) << r.out;
-}
 
 TEST(StorageBadInput, DiskFullMidGenerationExitsTwoAndLeavesNothing) {
   // Plenty of bytes (the free-space check passes) but 32 inodes: the 30-odd-th file fails ENOSPC.

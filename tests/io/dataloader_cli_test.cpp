@@ -12,6 +12,7 @@ namespace nodeaudit::io {
 namespace {
 
 using test::CliResult;
+using test::expect_one_line_exit_two;
 using test::probe_entry;
 using test::run_cli;
 using test::TempDir;
@@ -116,13 +117,6 @@ TEST(DataLoaderCli, AGarbageReportOrADyingLoaderFailsWithTheReasonKeepingEarlier
       << de.dump(1);
   EXPECT_TRUE(metric(de, "samples_per_s", "pil", "1"));
   EXPECT_EQ(data.entries(), 0u);
-}
-
-void expect_one_line_exit_two(const CliResult& r, const std::string& needle) {
-  EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_EQ(r.out.rfind("nodeaudit: ", 0), 0u) << r.out;
-  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
-  EXPECT_NE(r.out.find(needle), std::string::npos) << r.out;
 }
 
 TEST(DataLoaderCli, BadPythonOrWorkersIsOneLineExitTwoAndLeavesNothing) {

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -90,6 +91,14 @@ inline CliResult run_cli(const std::string& args, const std::string& shell_prefi
   const int status = pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// Bad input: exit 2 and one line, "nodeaudit: ..." containing `needle`.
+inline void expect_one_line_exit_two(const CliResult& r, const std::string& needle) {
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(r.out.rfind("nodeaudit: ", 0), 0u) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_NE(r.out.find(needle), std::string::npos) << r.out;
 }
 
 inline nlohmann::json probe_entry(const CliResult& r) {
