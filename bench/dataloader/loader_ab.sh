@@ -17,7 +17,7 @@ probe() {
     python3 -c 'import json,sys; e=json.load(sys.stdin)["probes"][0]; assert e["status"]=="ok", e;
 print([m["samples"][0] for m in e["metrics"] if m["name"]=="samples_per_s"][0])'
 }
-probe --keep-data true >/dev/null
+probe --keep-data >/dev/null
 dir=$(ls -d "$work"/jpegs-* | head -1)
 ratios=()
 for round in $(seq "$rounds"); do
