@@ -219,6 +219,9 @@ Outcome measure_dataloader(ProbeContext& ctx) {
       return Outcome::skipped(fmt::format("{} cannot import the framework ({}); install torch and torchvision in the "
                                           "Python the training uses and give it with --python", python_path,
                                           *check.report.unavailable));
+    if (end.exit_code == 0 && check.error.empty() && check.report.loader.empty())
+      return Outcome::failed(fmt::format("the loader's preflight ({} {} --check) reported nothing: {}", python_path, script,
+                                         last_lines(read_text(check_log), 600)));
     if (check.report.loader.empty() || end.exit_code != 0)
       return outcome_of(end, check, python_path, read_text(check_log), std::min(120.0, ctx.seconds_left()));
   }

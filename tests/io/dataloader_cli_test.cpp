@@ -116,6 +116,13 @@ TEST(DataLoaderCli, AGarbageReportOrADyingLoaderFailsWithTheReasonKeepingEarlier
   EXPECT_NE(de.value("reason", "").find("exited with code 3 after 1 point(s), kept: worker crashed: boom"), std::string::npos)
       << de.dump(1);
   EXPECT_TRUE(metric(de, "samples_per_s", "pil", "1"));
+
+  // A script that says nothing, not even to the preflight: failed, naming the command.
+  const std::string silent = dir.path + "/silent.py";
+  std::ofstream(silent) << "import sys\nsys.exit(0)\n";
+  const CliResult s = run_cli(args, "NODEAUDIT_LOADER_SCRIPT=" + silent);
+  EXPECT_EQ(s.exit_code, 1) << s.out;
+  EXPECT_NE(probe_entry(s).value("reason", "").find("silent.py --check) reported nothing"), std::string::npos) << s.out;
   EXPECT_EQ(data.entries(), 0u);
 }
 
