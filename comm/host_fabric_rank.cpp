@@ -168,14 +168,22 @@ void describe_job(ProbeContext& ctx, const std::vector<RankIdentity>& ids, bool 
                                     : "between hosts " + ids.front().host + " and " + ids[static_cast<std::size_t>(partner)].host;
 }
 
-// What a reader of a checkpoint takes when nothing more came: the sizes done, and that rank 0 was
-// ended without a word (killed, or its host lost). Last words replace it when there were any.
-Outcome cut_short_after(std::uint64_t min_bytes, std::uint64_t last_done, std::uint64_t sizes_done) {
-  if (sizes_done == 0)
-    return Outcome::failed("the job ended before the first size completed, and rank 0 left no reason (it was killed, or its host was lost)");
-  return Outcome::failed(fmt::format("the job ended after {} of the sizes ({} to {}) and rank 0 left no reason (it was "
-                                     "killed, or its host was lost)",
-                                     sizes_done, format_bytes(static_cast<double>(min_bytes)), format_bytes(static_cast<double>(last_done))));
+// What a reader of a checkpoint takes when nothing more came: the sizes done, the size under way
+// and its peers, and that rank 0 was ended without a word. That happens when mpirun SIGKILLs it
+// before its watchdog speaks, when Open MPI itself ends it on losing a peer, or when its host is
+// lost. Saved as each size starts, so a silent end still names where it happened; last words,
+// when there are any, replace it.
+Outcome cut_short_during(const HostFabricPlan& plan, const std::vector<RankIdentity>& ids, int partner, std::uint64_t size,
+                         std::uint64_t sizes_done) {
+  const std::string done = sizes_done == 0 ? std::string("no size completed")
+                                           : fmt::format("{} of the sizes completed ({} to {})", sizes_done,
+                                                         format_bytes(static_cast<double>(plan.min_bytes)),
+                                                         format_bytes(static_cast<double>(size / 2)));
+  return Outcome::failed(fmt::format(
+      "the job ended during the {} step (ping-pong between {} and {}, all-reduce over {} ranks on {}); {}; rank 0 left no "
+      "reason (killed by the launcher or by MPI on losing a peer, or its host was lost)",
+      format_bytes(static_cast<double>(size)), rank_on_host(ids, 0), rank_on_host(ids, partner), ids.size(),
+      fmt::join(distinct_hosts(ids), ", "), done));
 }
 
 Outcome sweep_sizes(ProbeContext& ctx, MpiSession& mpi, const HostFabricPlan& plan, const std::vector<RankIdentity>& ids,
@@ -185,6 +193,7 @@ Outcome sweep_sizes(ProbeContext& ctx, MpiSession& mpi, const HostFabricPlan& pl
   std::uint64_t wrong_total = 0, checked_sizes = 0;
   for (std::uint64_t size = plan.min_bytes; size <= plan.max_bytes; size *= 2) {
     if (!mpi.all_agree(!ctx.should_stop())) return Outcome::interrupted();
+    if (mpi.rank() == 0 && checkpoint.active()) checkpoint.save(ctx.entry_so_far(cut_short_during(plan, ids, partner, size, checked_sizes)));
     measure_pingpong(ctx, mpi, plan, ids, partner, size, reps);
     const std::uint64_t wrong = measure_allreduce(ctx, mpi, plan, ids, size, reps);
     ++checked_sizes;
@@ -192,9 +201,7 @@ Outcome sweep_sizes(ProbeContext& ctx, MpiSession& mpi, const HostFabricPlan& pl
       ctx.add_finding(Severity::fail, "host_fabric.allreduce_wrong",
                       fmt::format("all-reduce of {} returned {} wrong sums over {} ranks", format_bytes(static_cast<double>(size)), wrong, mpi.size()));
     wrong_total += wrong;
-    if (mpi.rank() != 0) continue;
-    ctx.info()["sizes_checked"] = checked_sizes;
-    if (checkpoint.active()) checkpoint.save(ctx.entry_so_far(cut_short_after(plan.min_bytes, size, checked_sizes)));
+    if (mpi.rank() == 0) ctx.info()["sizes_checked"] = checked_sizes;
   }
   if (mpi.rank() == 0 && wrong_total > 0) return Outcome::failed("all-reduce sums were wrong (see findings)");
   return Outcome::ok();
@@ -229,7 +236,9 @@ Outcome measure_host_fabric_as_rank(ProbeContext& ctx, const HostFabricPlan& pla
   } else {
     if (mpi.rank() == 0) describe_job(ctx, ids, plan.pairs);
     else ctx.info()["role"] = fmt::format("rank {} of {}: rank 0 records the figures", mpi.rank(), mpi.size());
-    if (checkpoint.active()) checkpoint.save(ctx.entry_so_far(cut_short_after(plan.min_bytes, 0, 0)));
+    if (checkpoint.active())
+      checkpoint.save(ctx.entry_so_far(Outcome::failed(
+          "the job ended before the first step started, and rank 0 left no reason (it was killed, or its host was lost)")));
     outcome = plan.pairs ? measure_host_pairs(ctx, mpi, plan, ids, checkpoint) : sweep_sizes(ctx, mpi, plan, ids, checkpoint);
   }
   if (mpi.rank() == 0 && streaming_to_stdout()) stream_report(ctx.entry_so_far(outcome), true);

@@ -109,6 +109,13 @@ void record_pairs(ProbeContext& ctx, const std::vector<RankIdentity>& ids, const
   }
 }
 
+// "h1-h2, h3-h4": a round's pairs by host name.
+std::string round_pairs_text(const std::vector<std::pair<int, int>>& round, const std::vector<std::string>& hosts) {
+  std::vector<std::string> pairs;
+  for (const auto& [a, b] : round) pairs.push_back(hosts[static_cast<std::size_t>(a)] + "-" + hosts[static_cast<std::size_t>(b)]);
+  return fmt::format("{}", fmt::join(pairs, ", "));
+}
+
 }  // namespace
 
 void record_host_judgement(ProbeContext& ctx, const std::vector<std::string>& hosts, const std::vector<PairFigure>& pairs,
@@ -144,6 +151,11 @@ Outcome measure_host_pairs(ProbeContext& ctx, MpiSession& mpi, const HostFabricP
   std::vector<PairFigure> bandwidths;
   for (std::size_t r = 0; r < rounds.size(); ++r) {
     if (!mpi.all_agree(!ctx.should_stop())) return Outcome::interrupted();
+    if (mpi.rank() == 0 && checkpoint.active())
+      checkpoint.save(ctx.entry_so_far(Outcome::failed(fmt::format(
+          "the job ended during pair round {} of {} ({}), after {} rounds; rank 0 left no reason (killed by the launcher or "
+          "by MPI on losing a peer, or its host was lost)",
+          r + 1, rounds.size(), round_pairs_text(rounds[r], l.hosts), r))));
     const int partner = partner_in(rounds[r], l, mpi.rank());
     for (const std::uint64_t size : sizes) {
       mpi.set_phase(partner < 0 ? fmt::format("pair ping-pong round {} of {} at {} (this rank waits)", r + 1, rounds.size(),
@@ -158,12 +170,7 @@ Outcome measure_host_pairs(ProbeContext& ctx, MpiSession& mpi, const HostFabricP
       const auto per_rank = mpi.gather_to_root(mine);
       if (mpi.rank() == 0) record_pairs(ctx, ids, per_rank, size, bandwidths, l, size == sizes.back());
     }
-    if (mpi.rank() != 0) continue;
-    ctx.info()["pairs_rounds_done"] = r + 1;
-    if (checkpoint.active())
-      checkpoint.save(ctx.entry_so_far(Outcome::failed(fmt::format(
-          "the job ended after {} of {} pair rounds and rank 0 left no reason (it was killed, or its host was lost)", r + 1,
-          rounds.size()))));
+    if (mpi.rank() == 0) ctx.info()["pairs_rounds_done"] = r + 1;
   }
   if (mpi.rank() == 0)
     record_host_judgement(ctx, l.hosts, bandwidths, {"host_pair_bw", "host_fabric.slow_host", plan.slow_host_factor, sizes.back()});

@@ -115,7 +115,7 @@ void MpiSession::watch() {
   std::unique_lock lock(mutex_);
   while (!done_) {
     // progress() moves limit_; the short wake-ups poll the stop flag a signal handler set.
-    done_cv_.wait_until(lock, std::min(limit_, std::chrono::steady_clock::now() + std::chrono::milliseconds(100)));
+    done_cv_.wait_until(lock, std::min(limit_, std::chrono::steady_clock::now() + std::chrono::milliseconds(25)));
     if (done_) break;
     if (stopped_ && !stop_said_ && stopped_()) {
       stop_said_ = true;

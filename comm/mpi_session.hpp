@@ -4,7 +4,7 @@
 // was made for the watchdog's limit it says which phase stalled (its last words: rank, host,
 // phase) and ends this rank (exit 124); mpirun then ends the job. When a peer dies the launcher
 // itself sends this rank SIGTERM and SIGKILL about a second later: the watchdog sees the signal's
-// flag within 0.1 s and says its last words at once.
+// flag within 25 ms and says its last words at once.
 // MPI is initialised once per process and finalised at exit, so several MPI probes can run one
 // after another in one rank (`mpirun -np N nodeaudit run --only 'comm.*'`).
 #pragma once
@@ -46,8 +46,8 @@ class MpiSession {
   // this rank, its host and the phase.
   using LastWords = std::function<void(Status status, const std::string& why)>;
   void set_last_words(LastWords last_words);
-  // Polled by the watchdog every 0.1 s: true once a signal asked this process to stop. A phase
-  // blocked in MPI cannot look itself.
+  // Polled by the watchdog every 25 ms (mpirun's SIGKILL follows its SIGTERM by about a second):
+  // true once a signal asked this process to stop. A phase blocked in MPI cannot look itself.
   void set_stop_check(std::function<bool()> stopped);
 
   // Every rank's identity, on every rank.

@@ -264,8 +264,17 @@ void user_launched_rank_dies(const std::vector<std::string>& command) {
   EXPECT_GE(probe["info"]["sizes_checked"].get<int>(), 2);
   EXPECT_GE(probe["metrics"].size(), 6u);
   const std::string reason = probe["reason"];
-  EXPECT_NE(reason.find("rank 0 of 2 (h1) was stopped by a signal during "), std::string::npos) << reason;
-  EXPECT_NE(reason.find("h2", reason.find("during")), std::string::npos) << reason;  // the phase names the peer host
+  // Two endings are both real: mpirun's SIGTERM reaches rank 0's watchdog, which says its last words;
+  // or rank 0 ends without a word (Open MPI ends it on losing the peer, or the SIGKILL that follows
+  // the SIGTERM comes first on a loaded machine). Either way the kept reason names the step and h2.
+  const auto said = reason.find("rank 0 of 2 (h1) was stopped by a signal during ");
+  const auto silent = reason.find("the job ended during the ");
+  EXPECT_TRUE(said != std::string::npos || silent != std::string::npos) << reason << "\n" << end.log_tail;
+  const auto step = std::min(said, silent);
+  EXPECT_NE(reason.find("h2", step), std::string::npos) << reason;  // the step names the peer host
+  if (silent != std::string::npos) {
+    EXPECT_NE(reason.find("rank 0 left no reason"), std::string::npos) << reason;
+  }
   EXPECT_EQ(doc["multinode"]["hosts"], (nlohmann::json{"h1", "h2"}));
 }
 
