@@ -33,6 +33,7 @@
 #include "dataloader_paths.hpp"
 #include "generated_data.hpp"
 #include "jpeg_samples.hpp"
+#include "loader_child.hpp"
 #include "loader_report.hpp"
 #include "nvml.hpp"
 #include "process_group.hpp"
@@ -100,32 +101,6 @@ SampleSet make_samples(ProbeContext& ctx, const score::Profile& profile, const s
   return set;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string last_lines(const std::string& text, std::size_t max_chars) {
-  std::string tail = text.size() > max_chars ? "..." + text.substr(text.size() - max_chars) : text;
-  while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
-  return tail;
-}
-
-// A private working directory for the file list, the report and the child's log; removed at the end.
-struct ScratchDir {
-  std::string path;
-  ScratchDir() {
-    std::string tmpl = (fs::temp_directory_path() / "nodeaudit-dataloader-XXXXXX").string();
-    if (mkdtemp(tmpl.data())) path = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
-  }
-};
-
 void record_points(ProbeContext& ctx, const LoaderReport& report, int gpus) {
   std::vector<std::string> decoders;
   for (const LoaderPoint& p : report.points) {
@@ -154,27 +129,6 @@ void record_points(ProbeContext& ctx, const LoaderReport& report, int gpus) {
                   {{"decoder", decoder}, {"workers", std::to_string(most->workers)}});
     if (gpus > 0) ctx.add_value("samples_per_s_per_gpu", unit::samples_per_s, Better::higher, best->samples_per_s() / gpus, labels);
   }
-}
-
-Outcome outcome_of(const GroupEnd& end, const ParsedReport& parsed, const std::string& python, const std::string& log,
-                   double timeout_s) {
-  const std::string tail = last_lines(log, 600);
-  const std::string where = parsed.report.points.empty()
-                                ? "before its first point"
-                                : fmt::format("after {} point(s), kept", parsed.report.points.size());
-  if (!end.started) return Outcome::failed(end.start_error);
-  if (end.interrupted) return Outcome::interrupted();
-  if (end.timed_out)
-    return Outcome{Status::timeout, fmt::format("the loader ({}) did not finish within {:.0f} s {}; killed it and its "
-                                                "workers. Its output: {}", python, timeout_s, where, tail)};
-  if (!parsed.error.empty()) return Outcome::failed(parsed.error);
-  if (end.signal) return Outcome::failed(fmt::format("the loader ({}) was killed by signal {} {}: {}", python, end.signal, where, tail));
-  if (end.exit_code != 0)
-    return Outcome::failed(fmt::format("the loader ({}) exited with code {} {}: {}", python, end.exit_code, where, tail));
-  if (parsed.report.unavailable) return Outcome::ok();  // skipped by the caller
-  if (!parsed.report.done)
-    return Outcome::failed(fmt::format("the loader's report ended without \"done\" {}: {}", where, tail));
-  return Outcome::ok();
 }
 
 Outcome measure_dataloader(ProbeContext& ctx) {
@@ -210,21 +164,8 @@ Outcome measure_dataloader(ProbeContext& ctx) {
   ScratchDir scratch;
   if (scratch.path.empty()) return Outcome::failed(fmt::format("cannot make a scratch directory in {}", fs::temp_directory_path().string()));
   // Preflight: a Python without torch is a skip found in a second, before any sample is made.
-  {
-    const std::string check_path = scratch.path + "/check.jsonl", check_log = scratch.path + "/check.log";
-    const GroupEnd end = run_in_own_group({python_path, script, "--check", "--out", check_path}, check_log,
-                                          std::min(120.0, ctx.seconds_left()), [&] { return ctx.cancelled(); });
-    const ParsedReport check = parse_loader_report(read_text(check_path));
-    if (check.report.unavailable && end.exit_code == 0 && check.error.empty())
-      return Outcome::skipped(fmt::format("{} cannot import the framework ({}); install torch and torchvision in the "
-                                          "Python the training uses and give it with --python", python_path,
-                                          *check.report.unavailable));
-    if (end.exit_code == 0 && check.error.empty() && check.report.loader.empty())
-      return Outcome::failed(fmt::format("the loader's preflight ({} {} --check) reported nothing: {}", python_path, script,
-                                         last_lines(read_text(check_log), 600)));
-    if (check.report.loader.empty() || end.exit_code != 0)
-      return outcome_of(end, check, python_path, read_text(check_log), std::min(120.0, ctx.seconds_left()));
-  }
+  if (auto stop = preflight(python_path, script, scratch, std::min(120.0, ctx.seconds_left()), [&] { return ctx.cancelled(); }))
+    return *stop;
   const std::string parent = ctx.settings().data_dir.empty() ? scratch.path : ctx.settings().data_dir;
   const SampleSet samples = make_samples(ctx, profile, parent, files);
   if (samples.interrupted) return Outcome::interrupted();
@@ -251,10 +192,8 @@ Outcome measure_dataloader(ProbeContext& ctx) {
   Nvml nvml;
   record_points(ctx, parsed.report, nvml.device_count());
   if (parsed.report.unavailable && end.exit_code == 0 && parsed.error.empty())
-    return Outcome::skipped(fmt::format("{} cannot import the framework ({}); install torch and torchvision in the "
-                                        "Python the training uses and give it with --python", python_path,
-                                        *parsed.report.unavailable));
-  return outcome_of(end, parsed, python_path, read_text(log), timeout_s);
+    return Outcome::skipped(framework_missing(python_path, *parsed.report.unavailable));
+  return outcome_of(end, parsed, python_path, read_text(log), timeout_s, "point");
 }
 
 ProbeSpec make_spec() {

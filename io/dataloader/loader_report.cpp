@@ -39,6 +39,35 @@ LoaderPoint point_from(const json& line) {
   return p;
 }
 
+StepRecord step_from(const json& line, std::size_t expected) {
+  StepRecord s;
+  s.step = field(line, "step", json::value_t::number_unsigned).get<int>();
+  s.samples = field(line, "samples", json::value_t::number_unsigned).get<int>();
+  s.data_wait_s = field(line, "data_wait_s", json::value_t::number_float).get<double>();
+  s.compute_s = field(line, "compute_s", json::value_t::number_float).get<double>();
+  s.comm_s = field(line, "comm_s", json::value_t::number_float).get<double>();
+  s.end_s = field(line, "end_s", json::value_t::number_float).get<double>();
+  if (static_cast<std::size_t>(s.step) != expected) throw std::runtime_error(fmt::format("step {} where step {} was due", s.step, expected));
+  if (s.samples < 1) throw std::runtime_error("a step with no samples");
+  if (s.data_wait_s < 0 || s.compute_s < 0 || s.comm_s < 0 || s.end_s < s.data_wait_s + s.compute_s + s.comm_s - 1e-6)
+    throw std::runtime_error("stage times must be >= 0 and fit before end_s");
+  return s;
+}
+
+TrainCpu train_cpu_from(const json& line) {
+  TrainCpu c;
+  c.steps = field(line, "steps", json::value_t::number_unsigned).get<int>();
+  c.samples = field(line, "samples", json::value_t::number_unsigned).get<std::uint64_t>();
+  c.seconds = field(line, "seconds", json::value_t::number_float).get<double>();
+  c.main_cpu_seconds = field(line, "main_cpu_seconds", json::value_t::number_float).get<double>();
+  c.worker_cpu_seconds = field(line, "worker_cpu_seconds", json::value_t::number_float).get<double>();
+  c.workers = field(line, "workers", json::value_t::number_unsigned).get<int>();
+  c.cpus = field(line, "cpus", json::value_t::number_unsigned).get<int>();
+  if (c.seconds <= 0 || c.main_cpu_seconds < 0 || c.worker_cpu_seconds < 0 || c.cpus < 1 || c.workers > 1024)
+    throw std::runtime_error("seconds must be > 0, CPU seconds >= 0, cpus >= 1, workers <= 1024");
+  return c;
+}
+
 void take_line(LoaderReport& report, const json& line) {
   if (!line.is_object()) throw std::runtime_error("not a JSON object");
   const std::string kind = field(line, "kind", json::value_t::string).get<std::string>();
@@ -57,6 +86,12 @@ void take_line(LoaderReport& report, const json& line) {
                                        field(line, "why", json::value_t::string).get<std::string>()));
   } else if (kind == "decoder_note") {
     report.notes.push_back(field(line, "note", json::value_t::string).get<std::string>());
+  } else if (kind == "step") {
+    if (report.loader.empty()) throw std::runtime_error("a step before the \"loader\" line");
+    report.steps.push_back(step_from(line, report.steps.size()));
+  } else if (kind == "train_cpu") {
+    if (report.steps.empty()) throw std::runtime_error("CPU figures before any step");
+    report.train_cpu = train_cpu_from(line);
   } else if (kind == "done") {
     report.done = true;
   } else {
@@ -65,6 +100,13 @@ void take_line(LoaderReport& report, const json& line) {
 }
 
 }  // namespace
+
+double TrainCpu::capacity_samples_per_s() const {
+  const double all_cpus = (main_cpu_seconds + worker_cpu_seconds) / cpus;
+  const double per_worker = workers > 0 ? worker_cpu_seconds / std::min(workers, cpus) : 0;
+  const double bound_s = std::max({all_cpus, per_worker, main_cpu_seconds});
+  return samples > 0 && bound_s > 0 ? static_cast<double>(samples) / bound_s : 0;
+}
 
 ParsedReport parse_loader_report(const std::string& text) {
   ParsedReport parsed;

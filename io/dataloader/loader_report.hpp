@@ -25,11 +25,33 @@ struct LoaderPoint {
   double cpu_us_per_sample() const { return samples > 0 ? cpu_seconds * 1e6 / static_cast<double>(samples) : 0; }
 };
 
+// One emulated training step of --train-steps (pipeline.step --loader pytorch).
+struct StepRecord {
+  int step = 0;
+  int samples = 0;
+  double data_wait_s = 0, compute_s = 0, comm_s = 0;
+  double end_s = 0;  // from the loop's start
+};
+
+// The CPU the loader used over the steps after the first (the workers were up).
+struct TrainCpu {
+  int steps = 0;
+  std::uint64_t samples = 0;
+  double seconds = 0, main_cpu_seconds = 0, worker_cpu_seconds = 0;
+  int workers = 0, cpus = 0;
+  // What this loader could deliver if the GPU never made it wait: samples over the longest of the
+  // three CPU bounds: all its CPU time spread over every CPU, the workers' over the workers (one
+  // core each at most), the main process's (one thread collects the batches). 0 without samples.
+  double capacity_samples_per_s() const;
+};
+
 struct LoaderReport {
   std::optional<std::string> unavailable;  // "torch: ModuleNotFoundError: No module named 'torch'"
   nlohmann::json loader = nlohmann::json::object();  // versions, cpus, pin_memory
   std::vector<LoaderPoint> points;
   std::vector<std::string> notes;  // decoders not measured and why
+  std::vector<StepRecord> steps;   // --train-steps, in order
+  std::optional<TrainCpu> train_cpu;
   bool done = false;               // the last line said so: the sweep completed
 };
 

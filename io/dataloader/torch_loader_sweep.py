@@ -16,6 +16,14 @@ run. The probe parses them strictly. Kinds:
   {"kind": "point", "decoder": "pil", "workers": 2, ...}
   {"kind": "decoder_skipped", "decoder": "dali", "why": "..."}
   {"kind": "done"}
+
+With --train-steps N (pipeline.step --loader pytorch) it instead runs N training steps on one
+DataLoader (one decoder, one worker count): each step takes the next batch (data_wait_s: the time
+next() blocked), then emulates the GPU with sleeps of --compute-s and --comm-s, as DLIO and MLPerf
+Storage do. The first step starts the workers; the CPU figures cover the steps after it:
+  {"kind": "step", "step": i, "samples": n, "data_wait_s": ..., "compute_s": ..., "comm_s": ..., "end_s": ...}
+  {"kind": "train_cpu", "steps": N-1, "samples": ..., "seconds": ..., "main_cpu_seconds": ...,
+   "worker_cpu_seconds": ..., "workers": w, "cpus": c}
 """
 import argparse
 import io
@@ -46,10 +54,14 @@ def parse_args():
     p.add_argument("--pin-memory", choices=["0", "1"], default="1")
     p.add_argument("--crop", type=int, default=224)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--train-steps", type=int, help="run this many emulated training steps instead of the sweep")
+    p.add_argument("--compute-s", type=float, default=0.0, help="emulated compute per step (a sleep)")
+    p.add_argument("--prefetch-factor", type=int, default=2, help="batches each worker prefetches (--train-steps)")
+    p.add_argument("--comm-s", type=float, default=0.0, help="emulated exposed all-reduce per step (a sleep)")
     p.add_argument("--out", required=True)
     args = p.parse_args()
-    missing = [name for name in ("files", "kind", "workers", "batch", "batches", "max_seconds")
-               if not args.check and getattr(args, name) is None]
+    needed = ("files", "kind", "workers", "batch") + (() if args.train_steps else ("batches", "max_seconds"))
+    missing = [name for name in needed if not args.check and getattr(args, name) is None]
     if missing:
         p.error("the sweep needs --" + ", --".join(m.replace("_", "-") for m in missing))
     return args
@@ -180,6 +192,50 @@ def measure_point(args, decoder, workers, pin_memory):
             "samples": samples, "seconds": seconds, "cpu_seconds": cpu_seconds, "pin_memory": pin_memory}
 
 
+def sleep_for(seconds):
+    """Sleeps `seconds` and returns how long it took (the emulated stage's measured time)."""
+    start = time.perf_counter()
+    if seconds > 0:
+        time.sleep(seconds)
+    return time.perf_counter() - start
+
+
+def run_steps(args, out, decoder, workers, pin_memory):
+    """--train-steps: the training loop of a job whose GPU work is emulated, one record per step."""
+    import torch
+    from torch.utils.data import DataLoader
+
+    torch.manual_seed(args.seed)
+    extra = {"prefetch_factor": args.prefetch_factor, "persistent_workers": True} if workers > 0 else {}
+    loader = DataLoader(make_dataset(args, decoder), batch_size=args.batch, shuffle=True, num_workers=workers,
+                        pin_memory=pin_memory, drop_last=True, **extra)
+    state = {"it": iter(loader)}
+    start = time.perf_counter()
+    cpu_start = None
+    pids = []
+    samples_after_first = 0
+    for step in range(args.train_steps):
+        t0 = time.perf_counter()
+        batch = next_batch(state, loader)
+        t1 = time.perf_counter()
+        compute_s = sleep_for(args.compute_s)
+        comm_s = sleep_for(args.comm_s)
+        end = time.perf_counter()
+        emit(out, {"kind": "step", "step": step, "samples": int(batch.shape[0]), "data_wait_s": t1 - t0,
+                   "compute_s": compute_s, "comm_s": comm_s, "end_s": end - start})
+        if step == 0:  # the workers are up: the CPU window starts here
+            pids = worker_pids(state["it"])
+            cpu_start = (time.process_time(), sum(cpu_seconds_of(p) for p in pids), end)
+        else:
+            samples_after_first += int(batch.shape[0])
+    if cpu_start is not None and args.train_steps > 1:
+        emit(out, {"kind": "train_cpu", "steps": args.train_steps - 1, "samples": samples_after_first,
+                   "seconds": time.perf_counter() - cpu_start[2],
+                   "main_cpu_seconds": time.process_time() - cpu_start[0],
+                   "worker_cpu_seconds": sum(cpu_seconds_of(p) for p in pids) - cpu_start[1],
+                   "workers": workers, "cpus": len(os.sched_getaffinity(0))})
+
+
 def optional_decoders():
     """What else a loader here could use; reported, never installed or measured by this script."""
     notes = []
@@ -215,6 +271,10 @@ def main():
         if args.check:
             return 0
         decoders = args.decoders.split(",") if args.kind == "jpeg" else ["raw"]
+        if args.train_steps:
+            run_steps(args, out, decoders[0], int(args.workers), pin_memory)
+            emit(out, {"kind": "done"})
+            return 0
         for record in optional_decoders() if args.kind == "jpeg" else []:
             emit(out, record)
         for decoder in decoders:

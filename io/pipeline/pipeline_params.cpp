@@ -86,6 +86,18 @@ std::vector<ParamSpec> pipeline_params() {
         .default_by_level = same_at_all_levels("auto"),
         .help = "JPEG samples decoded + augmented by the loader: auto = when the profile's data.decode is jpeg",
         .choices = {"auto", "jpeg", "none"}},
+      P{.name = "loader",
+        .type = ParamType::choice,
+        .default_by_level = same_at_all_levels("native"),
+        .help = "native = this process's io_uring workers (decode with host.decode's code); pytorch = a real PyTorch "
+                "DataLoader in --python (PIL decode + torchvision transforms, or raw files as tensors) with compute "
+                "emulated there as sleeps, no checkpoints",
+        .choices = {"native", "pytorch"}},
+      P{.name = "python",
+        .type = ParamType::text,
+        .default_by_level = same_at_all_levels("python3"),
+        .help = "With --loader pytorch: the Python the training uses (a path, or a name on PATH); it must import torch "
+                "and torchvision"},
       P{.name = "checkpoint",
         .type = ParamType::choice,
         .default_by_level = same_at_all_levels("sync"),

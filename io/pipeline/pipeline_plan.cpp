@@ -116,14 +116,16 @@ std::string plan_compute(const ParamValues& p, const score::GpuModel* gpu, Pipel
 // h100 for auto, or none. Empty on success; else the unknown name and what is accepted.
 std::string choose_compute(const ParamValues& p, const GpuAvailability& gpus, PipelinePlan& plan, const score::GpuModel*& gpu) {
   const std::string& wanted = p.text("emulate-compute");
+  const bool framework = p.text("loader") == "pytorch";
   if (wanted == "auto") {
-    if (!gpus.devices.empty() && p.duration_s("compute-time") == 0) {
+    if (!gpus.devices.empty() && p.duration_s("compute-time") == 0 && !framework) {
       plan.devices = gpus.devices;
       plan.gpu = "real";
       gpu = nullptr;
       return "";
     }
     plan.emulation_reason = p.duration_s("compute-time") > 0 ? "--compute-time given"
+                            : framework ? "--loader pytorch: the DataLoader's process emulates the step (the native loader feeds real GPUs)"
                             : gpus.why_none.empty()          ? "no GPU was looked for"
                                                              : gpus.why_none;
     gpu = score::find_gpu_model("h100");
@@ -188,6 +190,10 @@ std::string make_plan(const ProbeContext& ctx, PipelinePlan& plan, const GpuAvai
                        format_bytes(sample_bytes));
   plan.sample_bytes = static_cast<std::uint32_t>(sample_bytes);
   plan_decode(p, plan);
+  plan.framework_loader = p.text("loader") == "pytorch";
+  if (plan.framework_loader && p.boolean("direct"))
+    return "--direct true reads with O_DIRECT, which only the native loader does; a PyTorch DataLoader reads through the "
+           "page cache: use --direct false with --loader pytorch";
   if (std::string error = plan_compute(p, gpu, plan); !error.empty()) return error;
   if (std::string error = plan_comm(p, gpu, plan); !error.empty()) return error;
   // JPEGs vary in size: reserve twice the mean per sample; decoded tensors need their own area.
@@ -207,7 +213,8 @@ std::string make_plan(const ProbeContext& ctx, PipelinePlan& plan, const GpuAvai
         plan.queue_depth, plan.samples_per_step, format_bytes(per_sample), format_bytes(batch_bytes));
   if (p.integer("steps") == 1)
     return "--steps 1: must be 0 (as many as --step-budget holds) or at least 2 (the first step is not timed)";
-  plan.checkpoint_mode = *parse_checkpoint_mode(p.text("checkpoint"));
+  // The framework loader's steps save no checkpoints (AU leaves them apart either way).
+  plan.checkpoint_mode = plan.framework_loader ? CheckpointMode::off : *parse_checkpoint_mode(p.text("checkpoint"));
   // Real GPUs: the compute time, so the count, is known once they are calibrated (complete_real_plan).
   plan.steps = planned_step_count(p, ctx.settings().level, plan.real() ? 0 : plan.compute.compute_s);
   if (plan.checkpoint_mode != CheckpointMode::off && !plan.real())

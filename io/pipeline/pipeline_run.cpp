@@ -23,6 +23,7 @@ void record_prediction(ProbeContext& ctx, const PipelinePlan& plan, const Pipeli
     return;
   }
   NodeFigures node;
+  score::Profile profile = plan.profile;
   const double efficiency = plan.profile.training.model_efficiency;
   // The scorer's compute time is flops / (gemm_tflops x efficiency): the rate that gives back the
   // step's compute time, emulated or measured in this run.
@@ -34,15 +35,24 @@ void record_prediction(ProbeContext& ctx, const PipelinePlan& plan, const Pipeli
   // this process's loader feeds every GPU, so its rate is the node's, shared out per GPU.
   const double workers = r.workers;
   const double per_gpu = plan.real() ? static_cast<double>(plan.devices.size()) : 1.0;
-  if (r.loader_read_s > 0)
-    node.loader_samples_per_s = static_cast<double>(r.samples_loaded) / (r.loader_read_s / workers) / per_gpu;
-  if (plan.decode_jpeg && r.loader_decode_s > 0)
-    node.decode_samples_per_s = static_cast<double>(r.samples_loaded) / (r.loader_decode_s / workers) / per_gpu;
+  if (r.framework) {
+    // The DataLoader reads and decodes in one: its CPU-bound rate stands for both stages, and the
+    // scorer reads it as the framework loader's (host.dataloader), as for a pytorch profile.
+    node.loader_samples_per_s = r.framework->capacity_samples_per_s;
+    if (plan.decode_jpeg) node.decode_samples_per_s = r.framework->capacity_samples_per_s;
+    node.framework_loader = true;
+    profile.data.loader = score::LoaderKind::pytorch;
+  } else {
+    if (r.loader_read_s > 0)
+      node.loader_samples_per_s = static_cast<double>(r.samples_loaded) / (r.loader_read_s / workers) / per_gpu;
+    if (plan.decode_jpeg && r.loader_decode_s > 0)
+      node.decode_samples_per_s = static_cast<double>(r.samples_loaded) / (r.loader_decode_s / workers) / per_gpu;
+  }
   node.cache = cache;
   node.sample_bytes = plan.sample_bytes;
   node.busbw_gbps = plan.comm.busbw_gbps;
   node.gradient_bytes = plan.comm.gradient_bytes;
-  const Prediction prediction = predict_utilization(plan.profile, node);
+  const Prediction prediction = predict_utilization(profile, node);
   if (!prediction.utilization_pct) {
     ctx.add_finding(Severity::info, "pipeline.no_prediction",
                     "predicted_utilization not recorded: " + prediction.why_not);
@@ -55,10 +65,13 @@ void record_prediction(ProbeContext& ctx, const PipelinePlan& plan, const Pipeli
       {"loader_read_samples_per_s_per_gpu", node.loader_samples_per_s},
       {"decode_samples_per_s_per_gpu", node.decode_samples_per_s.value_or(0)},
       {"busbw_gbps", node.busbw_gbps},
-      {"note", plan.real() ? "one loader fed every GPU: the storage figure given to the scorer is its read rate"
-                           : "the storage figure given to the scorer is gpus x the loader's read rate: each GPU's "
-                             "process runs its own loader workers (an assumption; shared storage is not measured at "
-                             "that load here)"}};
+      {"note", r.framework ? "the PyTorch DataLoader's rate (reading, decoding and collating in one) stands for the "
+                             "loader and decode stages: samples over the longest of its CPU bounds (all its CPU "
+                             "time over every CPU, the workers' over the workers, the main process's)"
+               : plan.real() ? "one loader fed every GPU: the storage figure given to the scorer is its read rate"
+                             : "the storage figure given to the scorer is gpus x the loader's read rate: each GPU's "
+                               "process runs its own loader workers (an assumption; shared storage is not measured at "
+                               "that load here)"}};
   if (std::fabs(*prediction.utilization_pct - f.au_pct) > 10)
     ctx.add_finding(Severity::warn, "pipeline.prediction_gap",
                     fmt::format("measured AU {:.1f}% and the scorer's predicted utilization {:.1f}% are more than 10 "
@@ -66,7 +79,7 @@ void record_prediction(ProbeContext& ctx, const PipelinePlan& plan, const Pipeli
                                 f.au_pct, *prediction.utilization_pct));
 }
 
-void record_stages(ProbeContext& ctx, const PipelineFigures& f, bool copies) {
+void record_stages(ProbeContext& ctx, const PipelineFigures& f, bool copies, bool native_loader) {
   const double wall = f.wall_s;
   ctx.add_value("stage_busy_pct", unit::percent, Better::higher, f.compute_s / wall * 100, {{"stage", "compute"}});
   ctx.add_value("stage_busy_pct", unit::percent, Better::lower, f.data_wait_s / wall * 100, {{"stage", "data_wait"}});
@@ -80,17 +93,33 @@ void record_stages(ProbeContext& ctx, const PipelineFigures& f, bool copies) {
   ctx.add_value("stage_busy_pct", unit::percent, Better::lower, f.comm_s / wall * 100, {{"stage", "communication"}});
   ctx.add_value("stage_busy_pct", unit::percent, Better::lower, f.checkpoint_s / wall * 100, {{"stage", "checkpoint"}});
   ctx.add_value("stage_busy_pct", unit::percent, Better::lower, f.other_s / wall * 100, {{"stage", "other"}});
+  if (!native_loader) return;  // a DataLoader's workers do not split reading from decoding
   ctx.add_value("stage_busy_pct", unit::percent, Better::lower, f.loader_read_pct, {{"stage", "loader_read"}});
   ctx.add_value("stage_busy_pct", unit::percent, Better::lower, f.loader_decode_pct, {{"stage", "loader_decode"}});
 }
 
-void record_metrics(ProbeContext& ctx, const PipelinePlan& plan, const PipelineResult& r, const std::string& cache) {
+}  // namespace
+
+void record_pipeline_metrics(ProbeContext& ctx, const PipelinePlan& plan, const PipelineResult& r, const std::string& cache) {
   const PipelineFigures f = summarize(r, plan.samples_per_step * plan.batches_per_step());
   ctx.info()["steps_completed"] = r.steps.size();
   ctx.info()["samples_loaded"] = r.samples_loaded;
   ctx.info()["batch_buffers_registered"] = r.fixed_buffers;
   if (plan.real()) ctx.info()["batch_buffers_pinned"] = r.pinned.empty() ? "yes (cudaHostRegister)" : "no: " + r.pinned;
-  ctx.info()["checkpoints"] = {{"mode", to_string(plan.checkpoint_mode)},
+  if (r.framework) {
+    const FrameworkLoaderRun& fw = *r.framework;
+    ctx.info()["framework_loader"] = {{"decoder", fw.decoder},
+                                      {"cpu_window_s", fw.seconds},
+                                      {"main_cpu_s", fw.main_cpu_s},
+                                      {"worker_cpu_s", fw.worker_cpu_s},
+                                      {"cpus", fw.cpus},
+                                      {"capacity_samples_per_s", fw.capacity_samples_per_s},
+                                      {"capacity_formula", "samples / max(all CPU s / CPUs, worker CPU s / min(workers, "
+                                                           "CPUs), main process CPU s), over the steps after the first"}};
+    if (fw.capacity_samples_per_s > 0)
+      ctx.add_value("loader_capacity", unit::samples_per_s, Better::higher, fw.capacity_samples_per_s);
+  }
+  ctx.info()["checkpoints"] = {{"mode", r.framework ? "off (--loader pytorch saves none)" : to_string(plan.checkpoint_mode)},
                                {"written", r.checkpoints},
                                {"bytes_each", plan.checkpoint.bytes},
                                {"every_steps", plan.checkpoint.every_steps}};
@@ -105,13 +134,15 @@ void record_metrics(ProbeContext& ctx, const PipelinePlan& plan, const PipelineR
                          {"communication_s", f.comm_s},
                          {"checkpoint_s", f.checkpoint_s},
                          {"other_s", f.other_s},
-                         {"loader_read_s", r.loader_read_s},
-                         {"loader_decode_s", r.loader_decode_s},
-                         {"loader_blocked_s", r.loader_blocked_s},
                          // Emulated: measured compute above this is the compute thread waking late (a
                          // busy host), counted as compute: compare the two before trusting an AU near 100%.
                          // Real: the GEMMs alone before the run took this (CUDA events).
                          {"compute_nominal_s", f.timed_steps * plan.compute.compute_s}};
+  if (!r.framework) {  // a DataLoader's workers are timed by their CPU (info.framework_loader) instead
+    ctx.info()["timed"]["loader_read_s"] = r.loader_read_s;
+    ctx.info()["timed"]["loader_decode_s"] = r.loader_decode_s;
+    ctx.info()["timed"]["loader_blocked_s"] = r.loader_blocked_s;
+  }
   if (plan.real()) ctx.info()["timed"]["host_to_device_s"] = f.copy_s;
   if (plan.real() && f.compute_s > 0)
     ctx.info()["gemm_tflops_per_gpu"] = plan.gemms.executed_flops * f.timed_steps / f.compute_s / 1e12;
@@ -128,9 +159,11 @@ void record_metrics(ProbeContext& ctx, const PipelinePlan& plan, const PipelineR
   std::vector<double> step_times_s;
   for (std::size_t i = 1; i < r.steps.size(); ++i) step_times_s.push_back(r.steps[i].end_s - r.steps[i - 1].end_s);
   ctx.add_metric(Metric{"step_time", unit::s, Better::lower, {}, step_times_s});
-  record_stages(ctx, f, plan.real());
+  record_stages(ctx, f, plan.real(), !r.framework);
   record_prediction(ctx, plan, r, f, cache);
 }
+
+namespace {
 
 // What the real GPUs run per step: the GEMMs and the all-reduce, as planned and as calibrated.
 void record_real_work(ProbeContext& ctx, const PipelinePlan& plan) {
@@ -152,8 +185,15 @@ void record_real_work(ProbeContext& ctx, const PipelinePlan& plan) {
                                : "after the step's GEMMs (the profile does not overlap communication)"}};
 }
 
-void record_plan(ProbeContext& ctx, const PipelinePlan& plan, const SampleFiles& samples, const std::string& cache) {
+}  // namespace
+
+void record_pipeline_plan(ProbeContext& ctx, const PipelinePlan& plan, const SampleFiles& samples, const std::string& cache) {
   ctx.info()["mode"] = plan.loader_only() ? "loader only" : plan.real() ? "real GPUs" : "emulated";
+  ctx.info()["steps_planned"] = {
+      {"steps", plan.steps},
+      {"rule", ctx.params().integer("steps") > 0 ? "--steps"
+                                                 : "--step-budget of compute at the step's compute time, plus the "
+                                                   "untimed first step; at least 4, at most the level's cap"}};
   if (plan.real())
     record_real_work(ctx, plan);
   else
@@ -166,10 +206,14 @@ void record_plan(ProbeContext& ctx, const PipelinePlan& plan, const SampleFiles&
   ctx.info()["compute_time_per_step_s"] = plan.compute.compute_s;
   ctx.info()["compute_time_source"] = plan.compute.source;
   ctx.info()["cache"] = cache;
-  ctx.info()["decode"] = plan.decode_jpeg
-                             ? "jpeg: each loader worker decodes + augments (host.decode's code) before queuing (" +
-                                   plan.decode_source + ")"
-                             : "none (" + plan.decode_source + ")";
+  ctx.info()["loader"] = plan.framework_loader ? "pytorch: a torch.utils.data.DataLoader in the Python given (--python)"
+                                               : "native: io_uring loader workers in this process";
+  ctx.info()["decode"] = !plan.decode_jpeg ? "none (" + plan.decode_source + ")"
+                         : plan.framework_loader
+                             ? "jpeg: each DataLoader worker decodes with PIL and applies torchvision's RandomResizedCrop "
+                               "224, flip and normalize (" + plan.decode_source + ")"
+                             : "jpeg: each loader worker decodes + augments (host.decode's code) before queuing (" +
+                                   plan.decode_source + ")";
   const CommDemand& c = plan.comm;
   if (c.time_s > 0)
     ctx.info()["communication"] = {{"gpus", c.gpus},
@@ -192,6 +236,8 @@ void record_plan(ProbeContext& ctx, const PipelinePlan& plan, const SampleFiles&
                                 plan.gpu, format_duration(plan.compute.compute_s), plan.emulation_reason));
 }
 
+namespace {
+
 // A read asks for the whole slot: one byte more than the largest JPEG, so a file longer than
 // expected shows up as an error rather than as a truncated sample.
 std::uint32_t slot_bytes(const SampleFiles& samples) {
@@ -199,6 +245,11 @@ std::uint32_t slot_bytes(const SampleFiles& samples) {
 }
 
 }  // namespace
+
+std::string samples_cache_label(const ProbeContext& ctx, const SampleFiles& samples) {
+  const double data_bytes = samples.mean_bytes * static_cast<double>(samples.files->size());
+  return io::cache_label(ctx.params().boolean("direct"), static_cast<std::uint64_t>(data_bytes));
+}
 
 std::size_t batch_copy_bytes(const PipelinePlan& plan) {
   const std::size_t per_sample = plan.decode_jpeg ? SampleDecoder::tensor_bytes : plan.sample_bytes;
@@ -218,11 +269,6 @@ Outcome run_on_dataset(ProbeContext& ctx, const PipelinePlan& plan, const Sample
   config.direct = p.boolean("direct");
   config.samples_per_step = plan.samples_per_step;
   config.steps = plan.steps;
-  ctx.info()["steps_planned"] = {
-      {"steps", plan.steps},
-      {"rule", p.integer("steps") > 0 ? "--steps"
-                                       : "--step-budget of compute at the step's compute time, plus the untimed "
-                                         "first step; at least 4, at most the level's cap"}};
   config.workers = plan.workers;
   config.queue_depth = plan.queue_depth;
   config.io_depth = static_cast<unsigned>(p.integer("io-depth"));
@@ -232,12 +278,11 @@ Outcome run_on_dataset(ProbeContext& ctx, const PipelinePlan& plan, const Sample
   config.checkpoint = plan.checkpoint;
   config.checkpoint_mode = plan.checkpoint_mode;
   config.checkpoint_path = fmt::format("{}/pipeline-checkpoint-{}.bin", checkpoint_dir, getpid());
-  const double data_bytes = samples.mean_bytes * static_cast<double>(samples.files->size());
-  const std::string cache = io::cache_label(config.direct, static_cast<std::uint64_t>(data_bytes));
-  record_plan(ctx, plan, samples, cache);
+  const std::string cache = samples_cache_label(ctx, samples);
+  record_pipeline_plan(ctx, plan, samples, cache);
   const PipelineResult result = run_pipeline(config, [&] { return ctx.should_stop(); });
   if (!result.setup_error.empty()) return Outcome::skipped(result.setup_error);
-  record_metrics(ctx, plan, result, cache);
+  record_pipeline_metrics(ctx, plan, result, cache);
   if (!result.device_error.empty()) {
     ctx.add_finding(Severity::fail, "pipeline.device_error",
                     fmt::format("stopped after {} of {} steps: {}", result.steps.size(), config.steps,

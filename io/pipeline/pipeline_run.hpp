@@ -13,6 +13,7 @@
 #include "gpu_step_plan.hpp"
 #include "harness/score/profile.hpp"
 #include "probe.hpp"
+#include "step_pipeline.hpp"
 
 namespace nodeaudit::pipeline {
 
@@ -31,6 +32,7 @@ struct PipelinePlan {
   std::uint32_t sample_bytes = 0;  // the profile's (or --sample-size); the JPEG set's mean when decoding
   bool decode_jpeg = false;
   std::string decode_source;  // why decode is on or off
+  bool framework_loader = false;   // --loader pytorch: a PyTorch DataLoader runs the steps (framework_steps.hpp)
   ComputeDemand compute;
   CommDemand comm;
   CheckpointPlan checkpoint;
@@ -72,6 +74,12 @@ inline SampleFiles pattern_samples(const std::vector<std::string>& files, std::u
 
 // Bytes of one batch as a GPU receives it: the decoded tensors, else the samples (one size).
 std::size_t batch_copy_bytes(const PipelinePlan& plan);
+
+// The plan and the run as the result records them (info, metrics, the scorer's prediction);
+// run_on_dataset and the framework loader's steps both use them.
+std::string samples_cache_label(const ProbeContext& ctx, const SampleFiles& samples);
+void record_pipeline_plan(ProbeContext& ctx, const PipelinePlan& plan, const SampleFiles& samples, const std::string& cache);
+void record_pipeline_metrics(ProbeContext& ctx, const PipelinePlan& plan, const PipelineResult& r, const std::string& cache);
 
 // Runs the pipeline over `samples` (checkpoints go to `checkpoint_dir`) and records the metrics,
 // partial ones included when a read fails mid-run. `device` = the real GPUs (plan.real()), else

@@ -8,6 +8,8 @@
 // stage times are CUDA events. Emulated (a GPU named, or no GPU): compute is busy for the time the
 // profile implies on that GPU (a sleep), then for the exposed share of the all-reduce (a sleep).
 // Checkpoints are saved at the profile's write demand, scaled to the run (sync/async/off).
+// --loader pytorch runs the steps on a real PyTorch DataLoader in --python instead (emulated compute,
+// no checkpoints; framework_steps.hpp), so the AU is the one the user's own loader gets.
 //   emulated compute_s per step = samples per step x flops_per_sample / (table GEMM rate x model_efficiency)
 //   emulated comm_s per step    = gradient bytes x 2(G-1)/G / busbw; exposed = comm_s x (1 - comm_overlap)
 // The GEMM rate and busbw are the GPU table's (harness/score/gpu_table.cpp): published measurements
@@ -28,6 +30,7 @@
 
 #include <fmt/format.h>
 
+#include "framework_steps.hpp"
 #include "generated_data.hpp"
 #include "harness/score/score.hpp"
 #include "jpeg_samples.hpp"
@@ -41,7 +44,9 @@ namespace {
 
 // On real GPUs: opens them (GEMM buffers, communicators), measures the GEMMs and the all-reduce
 // alone, completes the plan with those figures and runs; emulated: runs.
-Outcome run_with_compute(ProbeContext& ctx, PipelinePlan& plan, const SampleFiles& samples, const std::string& dir) {
+Outcome run_with_compute(ProbeContext& ctx, PipelinePlan& plan, const SampleFiles& samples, const std::string& dir,
+                         const FrameworkLoader* framework) {
+  if (framework) return run_framework_steps(ctx, plan, samples, *framework);
   if (!plan.real()) return run_on_dataset(ctx, plan, samples, dir);
   const auto& p = ctx.params();
   const GpuStepConfig config{plan.devices, plan.gemms, plan.allreduce, batch_copy_bytes(plan)};
@@ -67,7 +72,7 @@ Outcome run_with_compute(ProbeContext& ctx, PipelinePlan& plan, const SampleFile
 }
 
 // JPEG samples of the profile's mean size, made with host.decode's synthetic photographs.
-Outcome run_on_jpegs(ProbeContext& ctx, PipelinePlan& plan, const std::string& parent) {
+Outcome run_on_jpegs(ProbeContext& ctx, PipelinePlan& plan, const std::string& parent, const FrameworkLoader* framework) {
   JpegSetSpec spec;
   spec.samples = static_cast<std::uint64_t>(ctx.params().integer("samples"));
   spec.target_mean_bytes = plan.sample_bytes;
@@ -84,13 +89,13 @@ Outcome run_on_jpegs(ProbeContext& ctx, PipelinePlan& plan, const std::string& p
                              {"max_bytes", set.max_bytes},
                              {"generator", "host.decode synthetic photographs (kernels/host)"}};
   const SampleFiles samples{&set.data->files(), set.mean_bytes, static_cast<std::uint32_t>(set.max_bytes), false};
-  return run_with_compute(ctx, plan, samples, parent);
+  return run_with_compute(ctx, plan, samples, parent, framework);
 }
 
 Outcome measure_pipeline_step(ProbeContext& ctx) {
   const auto& p = ctx.params();
   GpuAvailability gpus;
-  if (p.text("emulate-compute") == "auto") {
+  if (p.text("emulate-compute") == "auto" && p.text("loader") != "pytorch") {
     gpus = find_step_gpus(ctx);
     if (gpus.stop) return *gpus.stop;
   }
@@ -106,7 +111,12 @@ Outcome measure_pipeline_step(ProbeContext& ctx) {
       return Outcome::bad_input(
           fmt::format("--direct true: {} does not support O_DIRECT; use --direct false", t.target->path));
   }
-  if (plan.decode_jpeg) return run_on_jpegs(ctx, plan, t.target->path);
+  // --loader pytorch: a Python without the framework is a skip found before any sample is made.
+  FrameworkLoader framework;
+  if (plan.framework_loader)
+    if (auto stop = check_framework_loader(ctx, framework)) return *stop;
+  const FrameworkLoader* with = plan.framework_loader ? &framework : nullptr;
+  if (plan.decode_jpeg) return run_on_jpegs(ctx, plan, t.target->path, with);
   const auto samples = static_cast<std::uint64_t>(p.integer("samples"));
   const io::DatasetSpec spec{fmt::format("dataset-{}x{}", plan.sample_bytes, samples), samples, plan.sample_bytes,
                              0xda7a5e7};
@@ -116,7 +126,7 @@ Outcome measure_pipeline_step(ProbeContext& ctx) {
   if (!g.error.empty()) return g.out_of_space ? Outcome::bad_input(g.error) : Outcome::failed(g.error);
   ctx.info()["generated"] = {
       {"dir", g.data->dir()}, {"reused", g.data->reused()}, {"bytes", samples * plan.sample_bytes}};
-  return run_with_compute(ctx, plan, pattern_samples(g.data->files(), plan.sample_bytes), t.target->path);
+  return run_with_compute(ctx, plan, pattern_samples(g.data->files(), plan.sample_bytes), t.target->path, with);
 }
 
 ProbeSpec make_spec() {

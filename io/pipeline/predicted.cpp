@@ -38,7 +38,13 @@ json figures_as_result(const score::Profile& profile, const NodeFigures& figures
     gpus.push_back({{"index", i}});
   }
   json probes{{{"id", "gpu.gemm"}, {"status", "ok"}, {"metrics", gemm_metrics}}, storage_probe(profile, figures)};
-  if (figures.decode_samples_per_s)
+  if (figures.decode_samples_per_s && figures.framework_loader)
+    probes.push_back({{"id", "host.dataloader"},
+                      {"status", "ok"},
+                      {"metrics",
+                       {single_metric("samples_per_s_per_gpu", "samples/s", *figures.decode_samples_per_s,
+                                      {{"decoder", "pil"}})}}});
+  else if (figures.decode_samples_per_s)
     probes.push_back(
         {{"id", "host.decode"},
          {"status", "ok"},

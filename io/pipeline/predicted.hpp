@@ -21,6 +21,7 @@ struct NodeFigures {
   // its own loader workers, so the node's storage figure is gpus x this (an assumption, labelled).
   double loader_samples_per_s = 0;             // reading only
   std::optional<double> decode_samples_per_s;  // decode + augmentation only, when the loader decodes
+  bool framework_loader = false;               // the decode figure is a PyTorch DataLoader's (host.dataloader, PIL)
   std::string cache = "page";                  // storage.dataset's cache label for the data set
   double sample_bytes = 0;
   double busbw_gbps = 0;  // the all-reduce busbw the run emulated (0: none)

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,16 @@ struct StepTiming {
   double end_s = 0;
 };
 
+// Set when a PyTorch DataLoader ran the steps (--loader pytorch) instead of this process's workers:
+// its CPU over the steps after the first and the rate that CPU bounds (TrainCpu in
+// io/dataloader/loader_report.hpp).
+struct FrameworkLoaderRun {
+  std::string decoder;  // pil, raw
+  double seconds = 0, main_cpu_s = 0, worker_cpu_s = 0;
+  int cpus = 0;
+  double capacity_samples_per_s = 0;
+};
+
 struct PipelineResult {
   std::vector<StepTiming> steps;  // completed steps, in order
   int workers = 0;
@@ -65,6 +76,7 @@ struct PipelineResult {
   std::string device_error; // the step device failed (a CUDA, cuBLASLt or NCCL call)
   std::string setup_error;  // io_uring could not be set up: nothing ran (a skip for the probe)
   bool interrupted = false;
+  std::optional<FrameworkLoaderRun> framework;
 };
 
 // Bytes reserved per sample in a batch: the configured capacity, else the sample size rounded up

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "io_test_util.hpp"
+#include "torch_test_util.hpp"
 
 namespace nodeaudit::io {
 namespace {
@@ -16,18 +17,7 @@ using test::expect_one_line_exit_two;
 using test::probe_entry;
 using test::run_cli;
 using test::TempDir;
-
-std::string torch_python() {
-  const char* given = std::getenv("NODEAUDIT_TORCH_PYTHON");
-  return given && *given ? given : NODEAUDIT_TORCH_PYTHON;
-}
-
-#define TORCH_OR_SKIP()                                                                                              \
-  if (access(torch_python().c_str(), X_OK) != 0) {                                                                   \
-    const char* expect = std::getenv("NODEAUDIT_EXPECT_TORCH");                                                      \
-    if (expect && std::string(expect) == "1") FAIL() << "no torch Python at " << torch_python() << " (make torch-venv)"; \
-    GTEST_SKIP() << "no torch Python at " << torch_python() << ": run `make torch-venv` or set NODEAUDIT_TORCH_PYTHON"; \
-  }
+using test::torch_python;
 
 const nlohmann::json* metric(const nlohmann::json& entry, const std::string& name, const std::string& decoder,
                              const std::string& workers = "") {

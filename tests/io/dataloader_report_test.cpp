@@ -88,5 +88,45 @@ TEST(DataLoaderSweep, TheKneeIsTheFewestWorkersWithinTenPercentOfTheBest) {
   EXPECT_EQ(knee_workers({}), 0);
 }
 
+std::string step_line(int step, double wait, double end) {
+  return R"({"kind": "step", "step": )" + std::to_string(step) + R"(, "samples": 8, "data_wait_s": )" + std::to_string(wait) +
+         R"(, "compute_s": 0.01, "comm_s": 0.0, "end_s": )" + std::to_string(end) + "}";
+}
+
+TEST(DataLoaderReport, TrainingStepsAreReadInOrderWithTheirCpuFigures) {
+  const std::string cpu =
+      R"({"kind": "train_cpu", "steps": 2, "samples": 16, "seconds": 0.5, "main_cpu_seconds": 0.1, "worker_cpu_seconds": 0.8, "workers": 2, "cpus": 2})";
+  const ParsedReport parsed = parse_loader_report(loader_line + "\n" + step_line(0, 0.4, 0.41) + "\n" + step_line(1, 0.1, 0.52) +
+                                                  "\n" + step_line(2, 0.1, 0.63) + "\n" + cpu + "\n{\"kind\": \"done\"}\n");
+  ASSERT_EQ(parsed.error, "");
+  ASSERT_EQ(parsed.report.steps.size(), 3u);
+  EXPECT_DOUBLE_EQ(parsed.report.steps[2].end_s, 0.63);
+  ASSERT_TRUE(parsed.report.train_cpu.has_value());
+  // max(0.9 s over 2 CPUs, 0.8 s over 2 workers, 0.1 s main) = 0.45 s for 16 samples.
+  EXPECT_NEAR(parsed.report.train_cpu->capacity_samples_per_s(), 16 / 0.45, 1e-9);
+
+  const auto error_for = [&](const std::string& bad) {
+    return parse_loader_report(loader_line + "\n" + step_line(0, 0.4, 0.41) + "\n" + bad + "\n").error;
+  };
+  EXPECT_NE(error_for(step_line(2, 0.1, 0.52)).find("step 2 where step 1 was due"), std::string::npos);
+  EXPECT_NE(error_for(step_line(1, -0.1, 0.52)).find("stage times must be >= 0"), std::string::npos);
+  EXPECT_NE(error_for(step_line(1, 0.9, 0.52)).find("fit before end_s"), std::string::npos);
+  EXPECT_NE(parse_loader_report(step_line(0, 0.4, 0.41) + "\n").error.find("a step before the \"loader\" line"),
+            std::string::npos);
+  EXPECT_NE(parse_loader_report(loader_line + "\n" + cpu + "\n").error.find("CPU figures before any step"), std::string::npos);
+}
+
+TEST(DataLoaderReport, TheCapacityIsBoundByTheWorkersOrTheMainProcessWhenCpusAreSpare) {
+  TrainCpu one_worker{.steps = 4, .samples = 100, .seconds = 2, .main_cpu_seconds = 0.2, .worker_cpu_seconds = 1.0,
+                      .workers = 1, .cpus = 8};
+  EXPECT_DOUBLE_EQ(one_worker.capacity_samples_per_s(), 100.0);  // one worker: 1 s of its CPU
+  TrainCpu busy_main = one_worker;
+  busy_main.workers = 4, busy_main.main_cpu_seconds = 0.5;
+  EXPECT_DOUBLE_EQ(busy_main.capacity_samples_per_s(), 200.0);  // the main process's 0.5 s
+  TrainCpu nothing = one_worker;
+  nothing.samples = 0;
+  EXPECT_EQ(nothing.capacity_samples_per_s(), 0.0);
+}
+
 }  // namespace
 }  // namespace nodeaudit::dataloader

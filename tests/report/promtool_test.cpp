@@ -146,7 +146,8 @@ TEST_F(Promtool, AcceptsEveryMetricOfTheCatalogue) {
                                                           {"pipeline.step", "stage_busy_pct", "%"},
                                                           {"pipeline.step", "data_wait_s", "s"},
                                                           {"pipeline.step", "predicted_utilization", "%"},
-                                                          {"pipeline.step", "host_to_device_bandwidth", "GB/s"}};
+                                                          {"pipeline.step", "host_to_device_bandwidth", "GB/s"},
+                                                          {"pipeline.step", "loader_capacity", "samples/s"}};
   nlohmann::json doc{{"probes", nlohmann::json::array()}};
   for (const auto& [probe, metric, unit] : catalogue)
     doc["probes"].push_back({{"id", probe},
