@@ -200,15 +200,33 @@ def sleep_for(seconds):
     return time.perf_counter() - start
 
 
+def endless_shuffle(size, seed):
+    """A sampler of shuffled epochs one after another: batches flow across epoch ends as in the
+    native loader, so a small sample set does not add the DataLoader's end-of-epoch drain (the
+    last batches finishing while the other workers idle) every few steps, which a training set of
+    thousands of batches per epoch rarely sees."""
+    import torch
+    from torch.utils.data import Sampler
+
+    class EndlessShuffle(Sampler):
+        def __iter__(self):
+            generator = torch.Generator()
+            generator.manual_seed(seed)
+            while True:
+                yield from torch.randperm(size, generator=generator).tolist()
+    return EndlessShuffle()
+
+
 def run_steps(args, out, decoder, workers, pin_memory):
     """--train-steps: the training loop of a job whose GPU work is emulated, one record per step."""
     import torch
     from torch.utils.data import DataLoader
 
     torch.manual_seed(args.seed)
+    dataset = make_dataset(args, decoder)
     extra = {"prefetch_factor": args.prefetch_factor, "persistent_workers": True} if workers > 0 else {}
-    loader = DataLoader(make_dataset(args, decoder), batch_size=args.batch, shuffle=True, num_workers=workers,
-                        pin_memory=pin_memory, drop_last=True, **extra)
+    loader = DataLoader(dataset, batch_size=args.batch, sampler=endless_shuffle(len(dataset), args.seed),
+                        num_workers=workers, pin_memory=pin_memory, drop_last=True, **extra)
     state = {"it": iter(loader)}
     start = time.perf_counter()
     cpu_start = None
