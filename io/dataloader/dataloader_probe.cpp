@@ -35,6 +35,7 @@
 #include "jpeg_samples.hpp"
 #include "loader_child.hpp"
 #include "loader_report.hpp"
+#include "pipeline_run.hpp"
 #include "nvml.hpp"
 #include "process_group.hpp"
 #include "registry.hpp"
@@ -142,7 +143,7 @@ Outcome measure_dataloader(ProbeContext& ctx) {
   if (!fs::exists(script)) return Outcome::failed(fmt::format("the loader script is missing: {} (reinstall nodeaudit)", script));
   score::Profile profile;
   try {
-    profile = score::load_profile(ctx.settings().profile_path.empty() ? "cv-resnet50-imagenet" : ctx.settings().profile_path);
+    profile = score::load_profile(pipeline::workload_profile_name(ctx));
   } catch (const std::exception& e) {
     return Outcome::bad_input(e.what());
   }
@@ -202,6 +203,9 @@ ProbeSpec make_spec() {
   spec.description = "PyTorch DataLoader over generated samples for the profile: samples/s and CPU per sample per "
                      "num_workers, the knee, per decoder (PIL, torchvision.io)";
   spec.params = {
+      ParamSpec{.name = "workload", .type = ParamType::text, .default_by_level = same_at_all_levels(""),
+                .help = "Workload profile NAME or FILE whose samples and batch to load (--profile is the run-wide "
+                        "option); empty = the run's --profile, else cv-resnet50-imagenet"},
       ParamSpec{.name = "python", .type = ParamType::text, .default_by_level = same_at_all_levels("python3"),
                 .help = "The Python the training uses (a path, or a name on PATH); it must import torch and torchvision"},
       ParamSpec{.name = "workers", .type = ParamType::text, .default_by_level = same_at_all_levels("1,2,4,8,16"),

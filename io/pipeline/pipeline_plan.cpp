@@ -18,11 +18,6 @@
 namespace nodeaudit::pipeline {
 namespace {
 
-std::string profile_name(const ProbeContext& ctx) {
-  const std::string& given = ctx.params().text("workload");
-  if (!given.empty()) return given;
-  return ctx.settings().profile_path.empty() ? "cv-resnet50-imagenet" : ctx.settings().profile_path;
-}
 
 // comm.allreduce busbw from a result file, at the size nearest (in ratio) the gradient bytes,
 // preferring the runs over `gpus` GPUs. Empty `error` on success.
@@ -141,6 +136,12 @@ std::string choose_compute(const ParamValues& p, const GpuAvailability& gpus, Pi
 
 }  // namespace
 
+std::string workload_profile_name(const ProbeContext& ctx) {
+  const std::string& given = ctx.params().text("workload");
+  if (!given.empty()) return given;
+  return ctx.settings().profile_path.empty() ? "cv-resnet50-imagenet" : ctx.settings().profile_path;
+}
+
 int step_cap(Level level) {
   switch (level) {
     case Level::quick: return 20;
@@ -175,7 +176,7 @@ void complete_real_plan(PipelinePlan& plan, const GpuCalibration& calibration, i
 std::string make_plan(const ProbeContext& ctx, PipelinePlan& plan, const GpuAvailability& gpus) {
   const auto& p = ctx.params();
   try {
-    plan.profile = score::load_profile(profile_name(ctx));
+    plan.profile = score::load_profile(workload_profile_name(ctx));
   } catch (const std::exception& e) {
     return e.what();
   }

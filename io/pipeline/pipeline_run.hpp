@@ -19,6 +19,10 @@ namespace nodeaudit::pipeline {
 
 std::vector<ParamSpec> pipeline_params();
 
+// --workload when given, else the run's --profile, else cv-resnet50-imagenet (pipeline.step and
+// host.dataloader both take a `workload` parameter).
+std::string workload_profile_name(const ProbeContext& ctx);
+
 struct PipelinePlan {
   score::Profile profile;
   std::string gpu;                 // emulated GPU name; "none" = loader only (compute 0, no all-reduce); "real"

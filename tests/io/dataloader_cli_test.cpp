@@ -55,6 +55,28 @@ TEST(DataLoaderCli, RealSweepAtOneAndTwoWorkersGivesPositiveFiguresAndTheKnee) {
   EXPECT_EQ(dir.entries(), 0u) << "the generated samples are removed";
 }
 
+// An LLM profile's samples are token files (the storage.dataset layout, the profile's sample size),
+// loaded raw as tensors: one "raw" decoder, no JPEG decoders.
+TEST(DataLoaderCli, AnLlmWorkloadSweepsItsRawTokenFiles) {
+  TORCH_OR_SKIP();
+  TempDir dir;
+  const CliResult r = run_cli("probe host.dataloader --format json --workload llm-finetune-7b --python " + torch_python() +
+                              " --workers 1,2 --batch 4 --files 32 --data-dir " + dir.path);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const nlohmann::json e = probe_entry(r);
+  ASSERT_EQ(e["status"], "ok") << e.dump(1);
+  EXPECT_EQ(e["info"]["profile"], "llm-finetune-7b");
+  EXPECT_EQ(e["info"]["samples"]["kind"], "raw");
+  EXPECT_EQ(e["info"]["decoders_measured"], nlohmann::json::array({"raw"}));
+  for (const std::string workers : {"1", "2"}) {
+    const auto* rate = metric(e, "samples_per_s", "raw", workers);
+    ASSERT_TRUE(rate) << e["metrics"].dump();
+    EXPECT_GT((*rate)["samples"][0].get<double>(), 0);
+  }
+  EXPECT_FALSE(metric(e, "samples_per_s", "pil", "1"));
+  EXPECT_EQ(dir.entries(), 0u);
+}
+
 TEST(DataLoaderCli, APythonWithoutTorchIsSkippedNamingTheInterpreter) {
   TempDir dir;
   const std::string venv = dir.path + "/bare";
