@@ -1,10 +1,16 @@
 // The `nodeaudit` entry point: parse, run the chosen command, and turn user errors into one line
 // `nodeaudit: <what>: <why>` with exit code 2.
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "../env.hpp"
 #include "../errors.hpp"
@@ -38,6 +44,16 @@ int usage_error(const std::string& line) {
   return nodeaudit::cli::exit_usage;
 }
 
+// A first word that is not a command, named with the commands there are (CLI11 would only say "A
+// subcommand is required").
+std::optional<std::string> unknown_command(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return std::nullopt;
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+  if (std::find(names.begin(), names.end(), argv[1]) != names.end()) return std::nullopt;
+  return fmt::format("'{}' is not a command; the commands are {} (see nodeaudit --help)", argv[1], fmt::join(names, ", "));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -55,6 +71,7 @@ int main(int argc, char** argv) {
   cli::add_compare_command(app, action);
   cli::add_report_command(app, action);
   cli::add_watch_command(app, action);
+  if (const auto unknown = unknown_command(app, argc, argv)) return usage_error(*unknown);
   try {
     check_probe_id(argc, argv);
     app.parse(argc, argv);

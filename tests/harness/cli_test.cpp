@@ -80,6 +80,7 @@ TEST_F(Cli, RunWritesASchemaValidResult) {
 TEST_F(Cli, BadInputExitsTwoAndWritesNothing) {
   const std::string bin = NODEAUDIT_BINARY;
   expect_one_line_usage_error(run_process({bin, "probe", "gpu.nothing"}), "unknown probe id");
+  expect_one_line_usage_error(run_process({bin, "bogus"}), "'bogus' is not a command; the commands are run, probe,");
   expect_one_line_usage_error(run_process({bin, "run", "--only", "nothing.here", "--out", dir_}), "matches no probe");
   expect_one_line_usage_error(run_process({bin, "run", "--bogus"}), "--bogus");
   expect_one_line_usage_error(run_process({bin, "run", "--repetitions", "0", "--out", dir_}), "--repetitions 0");
