@@ -143,7 +143,7 @@ Outcome measure_dataloader(ProbeContext& ctx) {
   if (!fs::exists(script)) return Outcome::failed(fmt::format("the loader script is missing: {} (reinstall nodeaudit)", script));
   score::Profile profile;
   try {
-    profile = score::load_profile(pipeline::workload_profile_name(ctx));
+    profile = pipeline::load_workload_profile(ctx);
   } catch (const std::exception& e) {
     return Outcome::bad_input(e.what());
   }

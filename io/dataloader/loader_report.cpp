@@ -91,7 +91,15 @@ void take_line(LoaderReport& report, const json& line) {
     report.steps.push_back(step_from(line, report.steps.size()));
   } else if (kind == "train_cpu") {
     if (report.steps.empty()) throw std::runtime_error("CPU figures before any step");
-    report.train_cpu = train_cpu_from(line);
+    const TrainCpu cpu = train_cpu_from(line);
+    // They cover the steps after the first: that many, with their samples.
+    std::uint64_t after_first = 0;
+    for (std::size_t i = 1; i < report.steps.size(); ++i) after_first += static_cast<std::uint64_t>(report.steps[i].samples);
+    if (static_cast<std::size_t>(cpu.steps) + 1 != report.steps.size() || cpu.samples != after_first)
+      throw std::runtime_error(fmt::format("CPU figures for {} steps and {} samples; the report has {} steps after the "
+                                           "first, with {} samples",
+                                           cpu.steps, cpu.samples, report.steps.size() - 1, after_first));
+    report.train_cpu = cpu;
   } else if (kind == "done") {
     report.done = true;
   } else {

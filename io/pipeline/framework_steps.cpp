@@ -23,14 +23,7 @@ PipelineResult result_of(const PipelinePlan& plan, const dataloader::LoaderRepor
     r.steps.push_back(t);
     r.samples_loaded += static_cast<std::uint64_t>(s.samples);
   }
-  FrameworkLoaderRun fw;
-  fw.decoder = decoder;
-  if (report.train_cpu) {
-    const dataloader::TrainCpu& c = *report.train_cpu;
-    fw.seconds = c.seconds, fw.main_cpu_s = c.main_cpu_seconds, fw.worker_cpu_s = c.worker_cpu_seconds, fw.cpus = c.cpus;
-    fw.capacity_samples_per_s = c.capacity_samples_per_s();
-  }
-  r.framework = fw;
+  r.framework = FrameworkLoaderRun{decoder, report.train_cpu.value_or(dataloader::TrainCpu{})};
   return r;
 }
 
@@ -61,7 +54,7 @@ Outcome run_framework_steps(ProbeContext& ctx, const PipelinePlan& plan, const S
   const int prefetch = std::max(1, plan.queue_depth / std::max(1, plan.workers));
   const std::vector<std::string> args = {
       loader.python_path, loader.script, "--files", list, "--kind", plan.decode_jpeg ? "jpeg" : "raw",
-      "--decoders", decoder == "raw" ? "pil" : decoder, "--workers", std::to_string(plan.workers),
+      "--decoders", "pil", "--workers", std::to_string(plan.workers),  // raw files ignore --decoders
       "--batch", std::to_string(plan.samples_per_step), "--train-steps", std::to_string(plan.steps),
       "--prefetch-factor", std::to_string(prefetch),
       "--compute-s", fmt::format("{:.9f}", plan.compute.compute_s), "--comm-s", fmt::format("{:.9f}", plan.comm.exposed_s),

@@ -136,10 +136,17 @@ std::string choose_compute(const ParamValues& p, const GpuAvailability& gpus, Pi
 
 }  // namespace
 
-std::string workload_profile_name(const ProbeContext& ctx) {
+score::Profile load_workload_profile(const ProbeContext& ctx) {
   const std::string& given = ctx.params().text("workload");
-  if (!given.empty()) return given;
-  return ctx.settings().profile_path.empty() ? "cv-resnet50-imagenet" : ctx.settings().profile_path;
+  if (given.empty())
+    return score::load_profile(ctx.settings().profile_path.empty() ? "cv-resnet50-imagenet" : ctx.settings().profile_path);
+  try {
+    return score::load_profile(given);
+  } catch (const std::exception& e) {
+    // The catalogue names the run-wide option; the value came from --workload here.
+    const std::string what = e.what(), run_wide = "--profile " + given;
+    throw std::runtime_error(what.rfind(run_wide, 0) == 0 ? "--workload" + what.substr(std::string("--profile").size()) : what);
+  }
 }
 
 int step_cap(Level level) {
@@ -176,7 +183,7 @@ void complete_real_plan(PipelinePlan& plan, const GpuCalibration& calibration, i
 std::string make_plan(const ProbeContext& ctx, PipelinePlan& plan, const GpuAvailability& gpus) {
   const auto& p = ctx.params();
   try {
-    plan.profile = score::load_profile(workload_profile_name(ctx));
+    plan.profile = load_workload_profile(ctx);
   } catch (const std::exception& e) {
     return e.what();
   }

@@ -38,8 +38,8 @@ void record_prediction(ProbeContext& ctx, const PipelinePlan& plan, const Pipeli
   if (r.framework) {
     // The DataLoader reads and decodes in one: its CPU-bound rate stands for both stages, and the
     // scorer reads it as the framework loader's (host.dataloader), as for a pytorch profile.
-    node.loader_samples_per_s = r.framework->capacity_samples_per_s;
-    if (plan.decode_jpeg) node.decode_samples_per_s = r.framework->capacity_samples_per_s;
+    node.loader_samples_per_s = r.framework->cpu.capacity_samples_per_s();
+    if (plan.decode_jpeg) node.decode_samples_per_s = node.loader_samples_per_s;
     node.framework_loader = true;
     profile.data.loader = score::LoaderKind::pytorch;
   } else {
@@ -107,17 +107,17 @@ void record_pipeline_metrics(ProbeContext& ctx, const PipelinePlan& plan, const 
   ctx.info()["batch_buffers_registered"] = r.fixed_buffers;
   if (plan.real()) ctx.info()["batch_buffers_pinned"] = r.pinned.empty() ? "yes (cudaHostRegister)" : "no: " + r.pinned;
   if (r.framework) {
-    const FrameworkLoaderRun& fw = *r.framework;
-    ctx.info()["framework_loader"] = {{"decoder", fw.decoder},
-                                      {"cpu_window_s", fw.seconds},
-                                      {"main_cpu_s", fw.main_cpu_s},
-                                      {"worker_cpu_s", fw.worker_cpu_s},
-                                      {"cpus", fw.cpus},
-                                      {"capacity_samples_per_s", fw.capacity_samples_per_s},
+    const dataloader::TrainCpu& cpu = r.framework->cpu;
+    const double capacity = cpu.capacity_samples_per_s();
+    ctx.info()["framework_loader"] = {{"decoder", r.framework->decoder},
+                                      {"cpu_window_s", cpu.seconds},
+                                      {"main_cpu_s", cpu.main_cpu_seconds},
+                                      {"worker_cpu_s", cpu.worker_cpu_seconds},
+                                      {"cpus", cpu.cpus},
+                                      {"capacity_samples_per_s", capacity},
                                       {"capacity_formula", "samples / max(all CPU s / CPUs, worker CPU s / min(workers, "
                                                            "CPUs), main process CPU s), over the steps after the first"}};
-    if (fw.capacity_samples_per_s > 0)
-      ctx.add_value("loader_capacity", unit::samples_per_s, Better::higher, fw.capacity_samples_per_s);
+    if (capacity > 0) ctx.add_value("loader_capacity", unit::samples_per_s, Better::higher, capacity);
   }
   ctx.info()["checkpoints"] = {{"mode", r.framework ? "off (--loader pytorch saves none)" : to_string(plan.checkpoint_mode)},
                                {"written", r.checkpoints},

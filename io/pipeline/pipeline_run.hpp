@@ -19,9 +19,10 @@ namespace nodeaudit::pipeline {
 
 std::vector<ParamSpec> pipeline_params();
 
-// --workload when given, else the run's --profile, else cv-resnet50-imagenet (pipeline.step and
-// host.dataloader both take a `workload` parameter).
-std::string workload_profile_name(const ProbeContext& ctx);
+// The profile of --workload when given, else of the run's --profile, else cv-resnet50-imagenet
+// (pipeline.step and host.dataloader both take a `workload` parameter). Throws what is wrong with
+// it, naming the option the value came from.
+score::Profile load_workload_profile(const ProbeContext& ctx);
 
 struct PipelinePlan {
   score::Profile profile;

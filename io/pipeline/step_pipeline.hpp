@@ -18,6 +18,7 @@
 #include "batch_reader.hpp"
 #include "checkpoint_writer.hpp"
 #include "compute_model.hpp"
+#include "loader_report.hpp"
 #include "step_device.hpp"
 
 namespace nodeaudit::pipeline {
@@ -51,13 +52,10 @@ struct StepTiming {
 };
 
 // Set when a PyTorch DataLoader ran the steps (--loader pytorch) instead of this process's workers:
-// its CPU over the steps after the first and the rate that CPU bounds (TrainCpu in
-// io/dataloader/loader_report.hpp).
+// its decoder and its CPU over the steps after the first (all zero when it reported none).
 struct FrameworkLoaderRun {
   std::string decoder;  // pil, raw
-  double seconds = 0, main_cpu_s = 0, worker_cpu_s = 0;
-  int cpus = 0;
-  double capacity_samples_per_s = 0;
+  dataloader::TrainCpu cpu;
 };
 
 struct PipelineResult {

@@ -149,6 +149,7 @@ TEST(DataLoaderCli, BadPythonOrWorkersIsOneLineExitTwoAndLeavesNothing) {
   expect_one_line_exit_two(run_cli(base + " --python no-such-python-anywhere"), "not found on PATH");
   expect_one_line_exit_two(run_cli(base + " --workers 0"), "--workers '0' is not a worker count: expected whole numbers 1..1024");
   expect_one_line_exit_two(run_cli(base + " --workers 1,1025"), "'1025' is not a worker count");
+  expect_one_line_exit_two(run_cli(base + " --workload no-such-profile"), "--workload no-such-profile: no such shipped profile");
   EXPECT_EQ(data.entries(), 0u);
 }
 

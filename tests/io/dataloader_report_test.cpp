@@ -114,6 +114,13 @@ TEST(DataLoaderReport, TrainingStepsAreReadInOrderWithTheirCpuFigures) {
   EXPECT_NE(parse_loader_report(step_line(0, 0.4, 0.41) + "\n").error.find("a step before the \"loader\" line"),
             std::string::npos);
   EXPECT_NE(parse_loader_report(loader_line + "\n" + cpu + "\n").error.find("CPU figures before any step"), std::string::npos);
+  // The CPU line must cover exactly the steps after the first (here 1 step of 8 samples, not 2 of 16).
+  const ParsedReport short_run =
+      parse_loader_report(loader_line + "\n" + step_line(0, 0.4, 0.41) + "\n" + step_line(1, 0.1, 0.52) + "\n" + cpu + "\n");
+  EXPECT_NE(short_run.error.find("CPU figures for 2 steps and 16 samples; the report has 1 steps after the first, with 8 samples"),
+            std::string::npos)
+      << short_run.error;
+  EXPECT_FALSE(short_run.report.train_cpu.has_value());
 }
 
 TEST(DataLoaderReport, TheCapacityIsBoundByTheWorkersOrTheMainProcessWhenCpusAreSpare) {

@@ -28,7 +28,7 @@ TEST(PipelineCli, BadInputExitsTwoNamingTheValue) {
   expect_bad_input({"probe", "pipeline.step", "--comm-result", dir + "/missing.json"},
                    "--comm-result " + dir + "/missing.json: cannot be read");
   expect_bad_input({"probe", "pipeline.step", "--comm-result", not_a_result}, "no measured comm.allreduce");
-  expect_bad_input({"probe", "pipeline.step", "--workload", "no-such-profile"}, "no-such-profile");
+  expect_bad_input({"probe", "pipeline.step", "--workload", "no-such-profile"}, "--workload no-such-profile: no such shipped profile");
   expect_bad_input({"probe", "pipeline.step", "--steps", "1"}, "--steps 1: must be 0");
   EXPECT_EQ(proc::files_in(dir), std::vector<std::string>{not_a_result});  // nothing else written
   std::filesystem::remove_all(dir);
