@@ -35,8 +35,10 @@ deps:
 configure: deps
 	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCHS)" $(CONFIG_FLAGS)
 
+# Quiet on a built tree: no sub-make directory lines and no "Built target" line for targets that were
+# already up to date; each file compiled or linked still says so. pipefail keeps a failed build's exit code.
 build: configure
-	@cmake --build $(BUILD_DIR) -j $(JOBS)
+	@bash -o pipefail -c 'cmake --build "$(BUILD_DIR)" -j $(JOBS) -- --no-print-directory | { grep --line-buffered -v -E "^\[ *[0-9]+%\] Built target " || true; }'
 
 audit: build
 	@$(MAKE) --no-print-directory audit-run
