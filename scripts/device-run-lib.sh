@@ -112,8 +112,9 @@ link_for_tests() {  # $1: the path the tests were built with, $2: what it must s
 }
 
 remove_test_links() {
-  local path
-  for path in "${made_links[@]}"; do [[ -L "$path" ]] && rm -f "$path"; done
+  local i path
+  # Last made first: the build folder's link may lie inside the linked checkout path.
+  for ((i = ${#made_links[@]} - 1; i >= 0; i--)); do [[ -L "${made_links[i]}" ]] && rm -f "${made_links[i]}"; done
   for path in "${made_dirs[@]}"; do find "$path" -depth -type d -empty -delete 2>/dev/null; done
 }
 
