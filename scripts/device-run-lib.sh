@@ -194,7 +194,7 @@ finish() {
   trap - EXIT INT TERM
   say "" "=== $(date -u +%H:%M:%S)  finish"
   write_peer_table
-  [[ -f "$run_dir/peer-table.md" ]] && logged <"$run_dir/peer-table.md"
+  [[ -f "$run_dir/peer-table.md" ]] && cat "$run_dir/peer-table.md" >&3  # the log has it from peer_table.py
   print_probe_summary
   timeout 20 tar -C "$work" --exclude ./data -czf "$run_dir/rounds.tgz" . 2>&1 | logged
   [[ ${PIPESTATUS[0]} -eq 0 ]] || mark_failed "packing rounds.tgz"
