@@ -171,14 +171,14 @@ write_peer_table() {
   local n=$((${#ours[@]} < ${#theirs[@]} ? ${#ours[@]} : ${#theirs[@]})) run_args=()
   ((n > 0)) || { say "device-run: no round has both sides: no peer table"; return; }
   [[ -f "$run_dir/run.json" ]] && run_args=(--run "$run_dir/run.json")
-  timeout 30 "$python" "$root/bench/gpu/peer_table.py" --nodeaudit "${ours[@]:0:n}" --torch "${theirs[@]:0:n}" "${run_args[@]}" \
+  timeout 15 "$python" "$root/bench/gpu/peer_table.py" --nodeaudit "${ours[@]:0:n}" --torch "${theirs[@]:0:n}" "${run_args[@]}" \
     --commit "$BUNDLE_COMMIT" --md "$run_dir/peer-table.md" --json "$run_dir/peer-table.json" >>"$log" 2>&1 ||
     mark_failed "peer_table.py"
 }
 
 print_probe_summary() {
   [[ -f "$run_dir/run.json" ]] || { say "device-run: no run.json: the quick run did not start"; return; }
-  timeout 20 "$python" - "$run_dir/run.json" <<'PY' 2>&1 | logged
+  timeout 5 "$python" - "$run_dir/run.json" <<'PY' 2>&1 | logged
 import json, sys
 doc = json.load(open(sys.argv[1]))
 for p in doc.get("probes", []):
@@ -190,13 +190,14 @@ PY
 }
 
 # Always last (the EXIT trap): the table, the summary, the rounds' files; nothing left behind.
+# Its steps' limits add up to finish_reserve_s (30 s).
 finish() {
   trap - EXIT INT TERM
   say "" "=== $(date -u +%H:%M:%S)  finish"
   write_peer_table
   [[ -f "$run_dir/peer-table.md" ]] && cat "$run_dir/peer-table.md" >&3  # the log has it from peer_table.py
   print_probe_summary
-  timeout 20 tar -C "$work" --exclude ./data -czf "$run_dir/rounds.tgz" . 2>&1 | logged
+  timeout 10 tar -C "$work" --exclude ./data -czf "$run_dir/rounds.tgz" . 2>&1 | logged
   [[ ${PIPESTATUS[0]} -eq 0 ]] || mark_failed "packing rounds.tgz"
   remove_test_links
   rm -rf "$work"
