@@ -96,8 +96,21 @@ struct Nvml::Api {
   }
 };
 
-Nvml::Nvml() {
+namespace {
+
+// The loader's search path first; then where the NVIDIA container toolkit and Kubernetes GPU device
+// plugins mount the driver's libraries, a folder that is often not on that path in such a container.
+constexpr const char* nvml_fallback_path = "/usr/local/nvidia/lib64/libnvidia-ml.so.1";
+
+void* open_nvml() {
   void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  return lib != nullptr ? lib : dlopen(nvml_fallback_path, RTLD_NOW | RTLD_LOCAL);
+}
+
+}  // namespace
+
+Nvml::Nvml() {
+  void* lib = open_nvml();
   if (lib == nullptr) {
     why_ = "no NVIDIA driver (libnvidia-ml.so.1 could not be loaded)";
     return;

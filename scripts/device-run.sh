@@ -1,85 +1,81 @@
 #!/usr/bin/env bash
-# The GPU check from a bundle (scripts/device-bundle.sh): on a machine with a GPU, a driver and the
+# The GPU check from a bundle (scripts/device-bundle.sh) on a machine with a GPU, a driver and the
 # CUDA libraries (PyTorch's NVIDIA wheels, or a CUDA install) but no build tools or -dev libraries.
+# On a lent machine that runs one command of at most 600 s with the bundle carried, the one call is
+# (scripts/README.md):
+#   command:  PYTHON=/opt/torch/.venv/bin/python bash scripts/device-run.sh "$OUT"
+#   carry:    .device-bundle          timeout_s: 600
+#
+# One budget (BUDGET_S, default 480 s of the 600) covers everything: each step runs under `timeout`
+# with what is left of it, less what the finish needs, so the call ends inside its limit with what
+# it measured. Most valuable first:
 #   1. checks before anything is written: every library the bundle needs resolves, a driver is
-#      present and supports the bundle's CUDA runtime (one line naming the library or both
-#      versions, exit 2 otherwise)
+#      present and supports the bundle's CUDA runtime (one line naming it, exit 2 otherwise)
 #   2. the node: nvidia-smi, `nodeaudit env`, `nodeaudit list`
-#   3. the GPU-relevant tests of the bundle
-#   4. `nodeaudit run --only 'gpu.*,comm.*,pipeline.step' --level quick`
-#   5. PyTorch beside nodeaudit on the same GPU, alternating: the full run above is round 1's
-#      nodeaudit side, then PyTorch, then gpu.gemm (bf16, fp8), gpu.memory-bandwidth and gpu.pcie
-#      again, then PyTorch, ... (ROUNDS rounds); bench/gpu/peer_table.py prints the table
-# Everything goes to OUT_DIR: device-run.log (all output), env.json, tests.log, run.json,
-# peer-table.md/.json, rounds.tgz (every round's files). At most 8 files, so a machine that lends
-# the GPU for one call can send them all back.
+#   3. `nodeaudit run --only 'gpu.*,comm.*,pipeline.step' --level quick` (run.json is rewritten after
+#      every probe, so a run stopped at its limit keeps what it measured), then PyTorch round 1 at
+#      the shapes and sizes that run used
+#   4. the GPU-relevant tests of the bundle
+#   5. more rounds while the budget allows one: gpu.gemm (bf16, fp8), gpu.memory-bandwidth and
+#      gpu.pcie again, then PyTorch at that round's GEMM shape (A B A B ...)
+#   6. always, also when stopped: the peer table (bench/gpu/peer_table.py), a probe summary,
+#      rounds.tgz; the links made for the tests and the scratch folder are removed.
+# Files go to OUT_DIR/NAME (a new folder; OUT_DIR may hold other things): device-run.log, env.json,
+# tests.log, run.json, peer-table.md/.json, rounds.tgz (every round's files).
 # Usage: scripts/device-run.sh OUT_DIR
 # Knobs (environment): BUNDLE (default .device-bundle), PYTHON (default python3: the one with torch
-#   and the NVIDIA wheels), ROUNDS (default 3), CUDA_LIB_DIRS (colon-separated, added before the
-#   wheels' folders), BUDGET_S (default 480: no further peer round starts when less than 90 s of it
-#   is left, so the call ends inside a lent machine's time with what it measured), ALLOW_NO_GPU=1
-#   (go on without a driver: a check of this script where no GPU is).
-# Exit: 0 all ran and passed, 1 a test, probe or step failed (the rest still ran), 2 bad set-up.
+#   and the NVIDIA wheels), ROUNDS (default 3), BUDGET_S (default 480), RUN_NAME (default
+#   <host>-<UTC time>), CUDA_LIB_DIRS (colon-separated, searched before the wheels' folders),
+#   SCRATCH_DIR (default /tmp), ALLOW_NO_GPU=1 (go on without a driver: a check of this script where
+#   no GPU is), PEERS_ON_CPU=1 (with ALLOW_NO_GPU: PyTorch's side on the CPU at small sizes),
+#   SKIP_PROBES (probe ids or globs the quick run leaves out, as `run --skip`).
+# Exit: 0 all ran and passed, 1 a test, probe or step failed or did not fit (the rest still ran),
+#   2 bad set-up (nothing written), 130 interrupted.
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-out="${1:?usage: scripts/device-run.sh OUT_DIR}"
+out_parent="${1:?usage: scripts/device-run.sh OUT_DIR}"
 bundle="$(realpath -m "${BUNDLE:-$root/.device-bundle}")"
 python="${PYTHON:-python3}"
 rounds="${ROUNDS:-3}"
 budget_s="${BUDGET_S:-480}"
+name="${RUN_NAME:-$(hostname -s 2>/dev/null || echo node)-$(date -u +%Y%m%dT%H%M%SZ)}"
 started_s=$SECONDS
 die() { printf 'device-run: %s\n' "$*" >&2; exit 2; }
 
 # --- 1. checks, before anything is written -------------------------------------------------------
 [[ "$rounds" =~ ^[1-9][0-9]?$ ]] || die "ROUNDS=$rounds: must be a whole number from 1 to 99"
 [[ "$budget_s" =~ ^[0-9]+$ ]] && ((budget_s >= 60 && budget_s <= 86400)) || die "BUDGET_S=$budget_s: must be seconds from 60 to 86400"
+[[ "$name" =~ ^[A-Za-z0-9._-]+$ ]] || die "RUN_NAME=$name: letters, digits, '.', '_' and '-' only"
 [[ -f "$bundle/manifest.env" ]] || die "$bundle/manifest.env not found: make the bundle with scripts/device-bundle.sh and carry it"
 # shellcheck source=/dev/null
 source "$bundle/manifest.env"
 command -v "$python" >/dev/null || die "PYTHON=$python: not found"
-wheel_dirs="$("$python" - <<'PY' 2>/dev/null
-import glob, importlib.util, os
-spec = importlib.util.find_spec("nvidia")
-roots = list(spec.submodule_search_locations) if spec and spec.submodule_search_locations else []
-dirs = sorted({os.path.dirname(p) for r in roots for p in glob.glob(os.path.join(r, "**", "lib*.so*"), recursive=True)})
-print(":".join(dirs))
-PY
-)"
-export LD_LIBRARY_PATH="$bundle/lib${CUDA_LIB_DIRS:+:$CUDA_LIB_DIRS}${wheel_dirs:+:$wheel_dirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# shellcheck source=scripts/device-run-lib.sh
+source "$root/scripts/device-run-lib.sh"
+make_bundle_executable || die "$bundle_problem"
 nodeaudit="$bundle/nodeaudit"
-[[ -x "$nodeaudit" ]] || die "$nodeaudit: not in the bundle"
-missing="$(ldd "$nodeaudit" 2>&1 | awk '$3 == "not" {print $1}' | tr '\n' ' ')"
-if [[ -z "$missing" ]] && ! loader_error="$("$nodeaudit" --help 2>&1 >/dev/null)"; then
+wheel_dirs="$(nvidia_wheel_dirs)"
+# Only nodeaudit's processes get the CUDA libraries' folders; the bundle's own libraries come from
+# its run path (DT_RPATH, searched before LD_LIBRARY_PATH), so python3 and torch never see them.
+# Then the machine's own path, then where the NVIDIA container toolkit mounts the driver's libraries.
+ld_dirs=()
+for dirs in "${CUDA_LIB_DIRS:-}" "$wheel_dirs" "${LD_LIBRARY_PATH:-}"; do [[ -n "$dirs" ]] && ld_dirs+=("$dirs"); done
+[[ -d /usr/local/nvidia/lib64 ]] && ld_dirs+=(/usr/local/nvidia/lib64)
+nodeaudit_ld_path="$(IFS=:; echo "${ld_dirs[*]}")"
+na=(env "LD_LIBRARY_PATH=$nodeaudit_ld_path")
+missing="$("${na[@]}" ldd "$nodeaudit" 2>&1 | awk '$3 == "not" {print $1}' | tr '\n' ' ')"
+if [[ -z "$missing" ]] && ! loader_error="$("${na[@]}" "$nodeaudit" --help 2>&1 >/dev/null)"; then
   # ldd found a file the loader cannot use (a broken or empty copy): the loader's own words name it.
   missing="$(sed -n 's/.*error while loading shared libraries: \([^:]*\):.*/\1/p' <<<"$loader_error" | head -n 1)"
   [[ -n "$missing" ]] || die "$nodeaudit does not start: $(head -n 1 <<<"$loader_error")"
 fi
 [[ -z "$missing" ]] || die "the bundle needs ${missing% } and it is not found in the bundle's lib/, CUDA_LIB_DIRS or $python's NVIDIA wheels (${wheel_dirs:-none found})"
-driver="$("$python" - <<'PY' 2>&1
-import ctypes
-try:
-    cuda = ctypes.CDLL("libcuda.so.1")
-except OSError as e:
-    print(f"none: libcuda.so.1 not found ({e})")
-else:
-    v = ctypes.c_int(0)
-    rc = cuda.cuDriverGetVersion(ctypes.byref(v))
-    print(f"{v.value // 1000}.{v.value % 1000 // 10}" if rc == 0 else f"none: cuDriverGetVersion returned {rc}")
-PY
-)"
-# The CUDA runtime is the one the loader finds (a wheel's libcudart) when the bundle links it
-# dynamically, else the one it was built with.
+driver="$(driver_cuda_version)"
 runtime="$BUNDLE_CUDA_RUNTIME" runtime_from="built in"
 cudart="$(tr ' ' '\n' <<<"$BUNDLE_CUDA_LIBS" | grep -m1 '^libcudart' || true)"
 if [[ -n "$cudart" ]]; then
-  runtime="$("$python" - "$cudart" <<'PY' 2>&1
-import ctypes, sys
-v = ctypes.c_int(0)
-rc = ctypes.CDLL(sys.argv[1]).cudaRuntimeGetVersion(ctypes.byref(v))
-print(f"{v.value // 1000}.{v.value % 1000 // 10}" if rc == 0 else f"?: cudaRuntimeGetVersion returned {rc}")
-PY
-)" runtime_from="$cudart as loaded"
+  runtime="$(runtime_cuda_version "$cudart")" runtime_from="$cudart as loaded"
   [[ "$runtime" =~ ^[0-9]+\.[0-9]+$ ]] || die "$cudart: cannot read its CUDA version ($runtime)"
 fi
 if [[ "$driver" == none:* ]]; then
@@ -89,95 +85,70 @@ elif ((${driver%%.*} < ${runtime%%.*})); then
 fi
 # Within one major version a newer runtime runs on an older driver (CUDA's minor version
 # compatibility), as long as no PTX has to be compiled: the bundle carries machine code for its archs.
-# The tests find the CLI and the fixtures through the paths they were built with: point those paths
-# at this checkout and this bundle (on the build machine they already are).
-if [[ ! -e "$BUNDLE_SOURCE_ROOT" ]]; then
-  mkdir -p "$(dirname "$BUNDLE_SOURCE_ROOT")" && ln -s "$root" "$BUNDLE_SOURCE_ROOT" ||
-    die "cannot link $BUNDLE_SOURCE_ROOT to $root (the tests' compiled-in source path)"
-elif [[ "$(realpath "$BUNDLE_SOURCE_ROOT")" != "$root" ]]; then
-  die "$BUNDLE_SOURCE_ROOT (the tests' compiled-in source path) holds another checkout, not $root: move it aside or rebuild the bundle here"
+run_dir="$out_parent/$name"
+[[ ! -e "$run_dir" ]] || die "$run_dir exists: give another RUN_NAME or OUT_DIR (nothing is overwritten)"
+work="$(mktemp -d "${SCRATCH_DIR:-/tmp}/nodeaudit-device-run.XXXXXX")" || die "cannot make a scratch folder in ${SCRATCH_DIR:-/tmp}"
+scratch="$work/data"
+if ! { mkdir "$scratch" && mkdir -p "$out_parent" && mkdir "$run_dir"; }; then
+  rm -rf "$work"
+  die "OUT_DIR $out_parent: cannot create $run_dir in it"
 fi
-if [[ ! -e "$BUNDLE_BUILD_DIR" ]]; then
-  ln -s "$bundle" "$BUNDLE_BUILD_DIR" || die "cannot link $BUNDLE_BUILD_DIR to $bundle"
+
+# --- from here on everything is logged, and the finish always runs --------------------------------
+run_dir="$(realpath "$run_dir")"
+log="$run_dir/device-run.log"
+exec 3>&1
+status=0 ours=() theirs=() torch_round_s=0
+deadline_s=$((started_s + budget_s))
+finish_reserve_s=30 kill_grace_s=10
+trap finish EXIT
+trap 'say "device-run: interrupted"; status=130; exit 130' INT TERM
+
+say "device-run: bundle $BUNDLE_COMMIT built $BUNDLE_BUILT_AT with CUDA $BUNDLE_CUDA_RUNTIME; runtime CUDA $runtime ($runtime_from), archs $BUNDLE_CUDA_ARCHS; driver CUDA $driver; budget ${budget_s} s; files in $run_dir"
+say "nodeaudit's LD_LIBRARY_PATH=$nodeaudit_ld_path"
+"${na[@]}" ldd "$nodeaudit" | grep -E 'cublas|nccl|cudart|bundle' 2>&1 | logged
+step 30 5 "node: nvidia-smi" nvidia-smi --query-gpu=index,name,driver_version,memory.total,pci.bus_id,pcie.link.gen.max,pcie.link.width.max,clocks.max.sm,power.limit --format=csv ||
+  say "(nvidia-smi unavailable)"
+if limit="$(limit_for 60 5 "nodeaudit env --format json")"; then
+  timeout -k "$kill_grace_s" "$limit" "${na[@]}" "$nodeaudit" env --format json >"$run_dir/env.json" 2>>"$log" ||
+    mark_failed "nodeaudit env --format json"
+else
+  status=1
 fi
-mkdir -p "$out" || die "OUT_DIR $out: cannot create it"
-[[ -z "$(ls -A "$out")" ]] || die "OUT_DIR $out is not empty: give an empty or new folder (nothing is overwritten)"
+step 60 5 "nodeaudit env" "${na[@]}" "$nodeaudit" env --data-dir "$scratch" || mark_failed "nodeaudit env"
+step 30 5 "nodeaudit list" "${na[@]}" "$nodeaudit" list || mark_failed "nodeaudit list"
 
-# --- from here on everything is logged ----------------------------------------------------------
-out="$(realpath "$out")"
-exec > >(tee -a "$out/device-run.log") 2>&1
-work="$(mktemp -d)"
-scratch="$(mktemp -d "${SCRATCH_DIR:-/tmp}/nodeaudit-scratch.XXXXXX")"
-cleanup() { rm -rf "$work" "$scratch"; }
-trap cleanup EXIT
-status=0
-step() { printf '\n=== %s  %s\n' "$(date -u +%H:%M:%S)" "$*"; }
-mark_failed() { printf 'device-run: FAILED: %s\n' "$*"; status=1; }
+# --- 3. the quick run and PyTorch round 1 --------------------------------------------------------
+# What PyTorch's round 1 gets after the run (import, CUDA start, 5 figures): 90 s, less in a
+# budget too small for it, where the run gets what it can.
+round1_reserve_s=$((budget_s / 4 < 90 ? budget_s / 4 : 90))
+step $(($(seconds_left) - round1_reserve_s - finish_reserve_s - kill_grace_s)) 20 "nodeaudit run --only 'gpu.*,comm.*,pipeline.step' --level quick" \
+  "${na[@]}" "$nodeaudit" run --only 'gpu.*,comm.*,pipeline.step' ${SKIP_PROBES:+--skip "$SKIP_PROBES"} --level quick \
+  --data-dir "$scratch" --out "$run_dir/run.json" ||
+  mark_failed "nodeaudit run (exit $step_rc)"
+if [[ -f "$run_dir/run.json" ]]; then
+  ours+=("$run_dir/run.json")
+else
+  echo '{"probes": []}' >"$work/no-run.json"
+  ours+=("$work/no-run.json")
+fi
+torch_round 1 "${ours[0]}"
+write_peer_table
 
-step "bundle $BUNDLE_COMMIT built $BUNDLE_BUILT_AT with CUDA $BUNDLE_CUDA_RUNTIME; runtime CUDA $runtime ($runtime_from), archs $BUNDLE_CUDA_ARCHS; driver CUDA $driver"
-echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
-ldd "$nodeaudit" | grep -E 'cublas|nccl|cudart|bundle' || true
-step "node"
-nvidia-smi --query-gpu=index,name,driver_version,memory.total,pci.bus_id,pcie.link.gen.max,pcie.link.width.max,clocks.max.sm,power.limit --format=csv 2>&1 || echo "(nvidia-smi unavailable)"
-"$nodeaudit" env --format json >"$out/env.json" || mark_failed "nodeaudit env"
-"$nodeaudit" env --data-dir "$scratch"
-"$nodeaudit" list
+# --- 4. the GPU tests ----------------------------------------------------------------------------
+run_bundle_tests
 
-step "tests: $BUNDLE_TESTS"
-for t in $BUNDLE_TESTS; do
-  (cd "$BUNDLE_BUILD_DIR/$(dirname "$t")" && timeout 600 "./$(basename "$t")" --gtest_color=no) >"$work/test.log" 2>&1 ||
-    mark_failed "test $t (see tests.log)"
-  { echo "--- $t"; cat "$work/test.log"; } >>"$out/tests.log"
-  echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ tests?' "$work/test.log" | tr -s ' ' | tr '\n' ' ')"
-  grep -E '^\[  (FAILED|SKIPPED) +\] [A-Za-z0-9_/]+\.[A-Za-z0-9_/]+$' "$work/test.log" | sort -u
-done
-rm -f "$work/test.log"
-
-step "nodeaudit run --only 'gpu.*,comm.*,pipeline.step' --level quick"
-"$nodeaudit" run --only 'gpu.*,comm.*,pipeline.step' --level quick --data-dir "$scratch" --out "$out/run.json" ||
-  mark_failed "nodeaudit run (exit $?)"
-
-step "PyTorch beside nodeaudit, $rounds alternating rounds"
-ours=() theirs=()
-for ((r = 1; r <= rounds; r++)); do
-  if ((r > 1 && SECONDS - started_s > budget_s - 90)); then
-    echo "device-run: round $r and later not run: $((SECONDS - started_s)) s of the ${budget_s} s budget used"
+# --- 5. more rounds while one fits -----------------------------------------------------------------
+round_s=$((torch_round_s + 60))  # the first later round: PyTorch's round 1 and three quick probes
+for ((r = 2; r <= rounds; r++)); do
+  if (($(seconds_left) - finish_reserve_s < round_s * 5 / 4)); then
+    mark_failed "rounds $r to $rounds not run: $(seconds_left) s of the budget left, a round takes about ${round_s} s"
     break
   fi
-  result="$work/nodeaudit-round$r.json"
-  if ((r == 1)); then
-    cp "$out/run.json" "$result" 2>/dev/null || echo '{"probes": []}' >"$result"
-  else
-    parts=()
-    for probe in "gpu.gemm --dtypes bf16,fp8" "gpu.memory-bandwidth" "gpu.pcie"; do
-      part="$work/round$r-${probe%% *}.json"
-      # shellcheck disable=SC2086
-      "$nodeaudit" probe $probe --level quick --out "$part" || mark_failed "round $r: nodeaudit probe $probe"
-      [[ -f "$part" ]] && parts+=("$part")
-    done
-    "$python" -c 'import json,sys; docs=[json.load(open(p)) for p in sys.argv[2:]]; json.dump({"probes":[q for d in docs for q in d.get("probes",[])]}, open(sys.argv[1],"w"))' \
-      "$result" "${parts[@]}" || mark_failed "round $r: merging nodeaudit files"
-  fi
-  ours+=("$result")
-  peer="$work/pytorch-round$r.json"
-  PYTHONUNBUFFERED=1 "$python" "$root/bench/gpu/torch_peers.py" --result "$out/run.json" --out "$peer" ||
-    mark_failed "round $r: torch_peers.py"
-  [[ -f "$peer" ]] || echo '{"figures": [], "skipped": {"all": "torch_peers.py failed"}}' >"$peer"
-  theirs+=("$peer")
+  round_started_s=$SECONDS
+  nodeaudit_round "$r"
+  torch_round "$r" "${ours[-1]}"
+  write_peer_table
+  round_s=$((SECONDS - round_started_s))
 done
-"$python" "$root/bench/gpu/peer_table.py" --nodeaudit "${ours[@]}" --torch "${theirs[@]}" --run "$out/run.json" \
-  --md "$out/peer-table.md" --json "$out/peer-table.json" || mark_failed "peer_table.py"
-
-step "probe summary"
-"$python" - "$out/run.json" <<'PY' || true
-import json, sys
-doc = json.load(open(sys.argv[1]))
-for p in doc.get("probes", []):
-    print(f"{p['id']:<24} {p['status']:<10} {p.get('reason', '')}")
-    for f in p.get("findings", []):
-        if f["severity"] != "info":
-            print(f"{'':<24} {f['severity']:<10} {f['code']}: {f['message']}")
-PY
-tar -C "$work" -czf "$out/rounds.tgz" . || mark_failed "packing rounds.tgz"
-step "done in $((SECONDS - started_s)) s: exit $status; files in $out: $(ls "$out" | tr '\n' ' ')"
 exit "$status"

@@ -4,7 +4,8 @@
 # build tools (scripts/device-run.sh): GPU tests, the GPU/NCCL probes and the training step at quick
 # level, PyTorch beside nodeaudit on the same GPU, one table.
 # The run is written to build-device/check-runs/NAME and moved to results/reference/NAME only when
-# it ended 0 (every test, probe and step passed): a failed run never sits among the references.
+# it ended 0 (every test, probe and step passed, within the budget): a failed run never sits among
+# the references.
 # Usage: scripts/gpu-check.sh [NAME]   (default <host>-<UTC time>)
 # Knobs (environment): CUDA_ARCHS (default native), PYTHON (the interpreter with torch), ROUNDS.
 set -euo pipefail
@@ -15,13 +16,14 @@ name="${1:-$(hostname)-$(date -u +%Y%m%dT%H%M%SZ)}"
 reference="$root/results/reference/$name"
 [[ ! -e "$reference" ]] || { echo "gpu-check: $reference exists: choose another NAME" >&2; exit 2; }
 CUDA_ARCHS="${CUDA_ARCHS:-native}" bash "$root/scripts/device-bundle.sh"
-staging="$root/build-device/check-runs/$name"
+staging="$root/build-device/check-runs"
 status=0
-bash "$root/scripts/device-run.sh" "$staging" || status=$?
+RUN_NAME="$name" bash "$root/scripts/device-run.sh" "$staging" || status=$?
 if ((status == 0)); then
-  mv "$staging" "$reference"
+  mkdir -p "$(dirname "$reference")"
+  mv "$staging/$name" "$reference"
   echo "gpu-check: reference run in $reference"
 else
-  echo "gpu-check: the run ended $status; its files stay in $staging (not moved to results/reference/)" >&2
+  echo "gpu-check: the run ended $status; its files stay in $staging/$name (not moved to results/reference/)" >&2
 fi
 exit "$status"

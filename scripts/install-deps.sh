@@ -15,6 +15,7 @@ build_packages=(
   python3 python3-venv chromium  # python3-venv: the torch venv host.dataloader is tested with (make torch-venv)
   prometheus  # for promtool: the Prometheus textfile is linted with `promtool check metrics` in the tests
   slurm-wlm munge  # a single-machine Slurm (slurmctld, slurmd, srun) that tests comm/README.md's Slurm lines
+  patchelf  # the GPU bundle's run paths (scripts/device-bundle.sh), packaged by its dry-run test
 )
 bench_packages=(fio libjpeg-turbo-progs netpipe-openmpi likwid jq)
 binary_only_packages=(

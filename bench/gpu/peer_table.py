@@ -5,11 +5,14 @@ Each round is one nodeaudit result file and one torch_peers.py file. Per figure 
 round's median is taken; the table shows the median over rounds, the range of the per-round
 medians, and the ratio nodeaudit / PyTorch (median of the per-round ratios, with their range).
 Two rows compare nodeaudit with itself: pipeline.step's host-to-device rate against gpu.pcie's
-pinned H2D, and pipeline.step's GEMM rate against gpu.gemm at the same dtype.
+pinned H2D, and pipeline.step's GEMM rate against gpu.gemm at the same dtype (the probes' median
+over the rounds; each round counted once).
 
 Usage: peer_table.py --nodeaudit R1.json [R2.json ..] --torch P1.json [P2.json ..]
-                     [--run FULL_RUN.json] [--md OUT.md] [--json OUT.json]
-Rounds pair in order (R1 with P1, ...). --run adds the pipeline.step rows from a full run.
+                     [--run FULL_RUN.json] [--commit REV] [--md OUT.md] [--json OUT.json]
+Rounds pair in order (R1 with P1, ...). --run adds the pipeline.step rows from a full run (which
+may itself be R1) and the node's driver and the run's date to the heading; --commit names the
+nodeaudit build.
 Exit 0 with the table (a missed goal is a row saying so), 2 on unreadable input.
 """
 import argparse
@@ -103,8 +106,9 @@ def shape_note(dtype, nodeaudit_rounds, torch_rounds):
     return f"; shapes differ: {', '.join(differ)}" if differ else ""
 
 
-def self_rows(run, pcie_rounds):
-    """pipeline.step against the probes that measure the same work alone (goal: within 5%)."""
+def self_rows(run, probe_rounds):
+    """pipeline.step against the probes that measure the same work alone (goal: within 5%), over
+    the nodeaudit rounds only: the full run is one of them when it is round 1, never added twice."""
     rows = []
     step = probe_of(run, "pipeline.step") if run else None
     if not step or step.get("status") != "ok":
@@ -113,13 +117,13 @@ def self_rows(run, pcie_rounds):
                  "note": why} for f, u in (("pipeline.step H2D vs gpu.pcie", "GB/s"), ("pipeline.step GEMM vs gpu.gemm", "TFLOP/s"))]
     h2d = metric_median(run, "pipeline.step", "host_to_device_bandwidth", {})
     pcie = [metric_median(r, "gpu.pcie", "h2d_bandwidth", {"gpu": "0", "memory": "pinned", "mode": "single"})
-            for r in [run] + pcie_rounds]
+            for r in probe_rounds]
     pcie = [p for p in pcie if p]
     rows.append(within_row("pipeline.step H2D vs gpu.pcie", "GB/s", h2d, statistics.median(pcie) if pcie else None,
                            "pipeline.step host_to_device_bandwidth; gpu.pcie pinned single H2D"))
     info = step.get("info", {})
     dtype = info.get("gemms", {}).get("dtype")
-    gemm = [metric_median(r, "gpu.gemm", "tflops", {"gpu": "0", "dtype": dtype}) for r in [run] + pcie_rounds]
+    gemm = [metric_median(r, "gpu.gemm", "tflops", {"gpu": "0", "dtype": dtype}) for r in probe_rounds]
     gemm = [g for g in gemm if g]
     rows.append(within_row("pipeline.step GEMM vs gpu.gemm", "TFLOP/s", info.get("gemm_tflops_per_gpu"),
                            statistics.median(gemm) if gemm else None,
@@ -150,11 +154,23 @@ def markdown(rows, header):
     return "\n".join(lines) + "\n"
 
 
+def heading_facts(run, ours, theirs, commit):
+    """What the table was measured on and with: GPU, driver, versions, commit, date, round count."""
+    env = (run or {}).get("env") or next((r.get("env") for r in ours if r.get("env")), {}) or {}
+    gpus = env.get("gpus") or []
+    gpu = next((t.get("gpu") for t in theirs if t.get("gpu")), None) or (gpus[0].get("name") if gpus else "no GPU")
+    versions = next((f"torch {t.get('torch')}, CUDA {t.get('cuda')}" for t in theirs if t.get("torch")), "PyTorch did not run")
+    return {"gpu": gpu, "driver": (env.get("software") or {}).get("driver", "unknown"), "versions": versions,
+            "commit": commit or "unknown commit", "date": (run or {}).get("started_at") or "unknown",
+            "rounds": len(ours)}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nodeaudit", nargs="+", required=True)
     parser.add_argument("--torch", nargs="+", required=True)
     parser.add_argument("--run", help="full nodeaudit run with pipeline.step")
+    parser.add_argument("--commit", help="the nodeaudit build's commit")
     parser.add_argument("--md")
     parser.add_argument("--json")
     args = parser.parse_args()
@@ -164,11 +180,12 @@ def main():
     theirs = [load(p) for p in args.torch]
     run = load(args.run) if args.run else None
     rows = [peer_row(spec, ours, theirs) for spec in PEER_ROWS] + self_rows(run, ours)
-    gpu = next((t.get("gpu") for t in theirs if t.get("gpu")), "no GPU")
-    versions = next((f"torch {t.get('torch')}, CUDA {t.get('cuda')}" for t in theirs if t.get("torch")), "")
-    text = markdown(rows, f"nodeaudit beside PyTorch on {gpu} ({versions}); {len(ours)} alternating rounds")
+    about = heading_facts(run, ours, theirs, args.commit)
+    heading = (f"nodeaudit {about['commit']} beside PyTorch on {about['gpu']}: driver {about['driver']}, "
+               f"{about['versions']}; {about['rounds']} alternating rounds; run started {about['date']}")
+    text = markdown(rows, heading)
     print(text, end="")
-    for path, content in ((args.md, text), (args.json, json.dumps({"gpu": gpu, "rows": rows}, indent=1))):
+    for path, content in ((args.md, text), (args.json, json.dumps(dict(about, rows=rows), indent=1))):
         if path:
             with open(path + ".tmp", "w") as f:
                 f.write(content)

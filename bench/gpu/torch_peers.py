@@ -13,10 +13,13 @@ What is measured, counted the way nodeaudit counts it:
                        written = 2 x size (gpu.memory-bandwidth's copy kernel counts the same)
   h2d_pinned_gbps      device.copy_(pinned host, non_blocking) of gpu.pcie's --transfer-size
   d2h_pinned_gbps      pinned host.copy_(device, non_blocking), same size
-Every timing is CUDA events around the work after warm-up; the figure is the median of the
-timings, with min, max and the count beside it.
+Every timing is CUDA events around the work, under nodeaudit's repetition policy for the level
+(quick: 1 warm-up repetition, then at least 5 timed ones and until 1 s of host time has gone into
+timed work; standard: 2, 10, 5 s; at most 1000): both tools time the same amount of sustained work,
+so clocks and temperature are alike. GEMMs also run the single-product warm-ups gpu.gemm runs
+before it sizes its batch. The figure is the median of the timings, with min, max and the count.
 
-Usage: torch_peers.py --result NODEAUDIT.json --out PEERS.json [--timings 10]
+Usage: torch_peers.py --result NODEAUDIT.json --out PEERS.json [--level quick|standard]
        [--device cpu --small]  (cpu: only to check this script where no GPU is present)
 """
 import argparse
@@ -66,35 +69,48 @@ def plan_from_result(result):
     return plan
 
 
+# nodeaudit's RepeatPolicy per level (harness default_policy): warm-up repetitions, the least
+# timed repetitions, the host seconds of timed work after which it stops, the most repetitions.
+POLICIES = {
+    "quick": {"warmup": 1, "min_repetitions": 5, "budget_s": 1.0, "max_repetitions": 1000},
+    "standard": {"warmup": 2, "min_repetitions": 10, "budget_s": 5.0, "max_repetitions": 1000},
+}
+
+
 class Timer:
-    """CUDA events on a GPU; perf_counter on the CPU (the check-only path)."""
+    """CUDA events on a GPU; perf_counter on the CPU (the check-only path). Each repetition is
+    synchronous, as in nodeaudit: record, work, record, wait."""
 
-    def __init__(self, torch, device):
-        self.torch, self.cuda = torch, device == "cuda"
+    def __init__(self, torch, device, policy):
+        self.torch, self.cuda, self.policy = torch, device == "cuda", policy
 
-    def seconds(self, work, timings, warmups=2):
-        for _ in range(warmups):
-            work()
-        self.sync()
-        out = []
-        for _ in range(timings):
-            if self.cuda:
-                start = self.torch.cuda.Event(enable_timing=True)
-                stop = self.torch.cuda.Event(enable_timing=True)
-                start.record()
-                work()
-                stop.record()
-                stop.synchronize()
-                out.append(start.elapsed_time(stop) / 1e3)
-            else:
-                begin = time.perf_counter()
-                work()
-                out.append(time.perf_counter() - begin)
-        return out
-
-    def sync(self):
+    def one(self, work):
+        """(timed seconds, host seconds) of one repetition."""
+        begin = time.perf_counter()
         if self.cuda:
-            self.torch.cuda.synchronize()
+            start = self.torch.cuda.Event(enable_timing=True)
+            stop = self.torch.cuda.Event(enable_timing=True)
+            start.record()
+            work()
+            stop.record()
+            stop.synchronize()
+            return start.elapsed_time(stop) / 1e3, time.perf_counter() - begin
+        work()
+        host_s = time.perf_counter() - begin
+        return host_s, host_s
+
+    def seconds(self, work):
+        p = self.policy
+        for _ in range(p["warmup"]):
+            self.one(work)
+        out, host_total_s = [], 0.0
+        while len(out) < p["max_repetitions"]:
+            if len(out) >= p["min_repetitions"] and host_total_s >= p["budget_s"]:
+                break
+            timed_s, host_s = self.one(work)
+            out.append(timed_s)
+            host_total_s += host_s
+        return out
 
 
 def figure(name, unit, work_amount, seconds, labels, note):
@@ -105,7 +121,7 @@ def figure(name, unit, work_amount, seconds, labels, note):
     }
 
 
-def gemm_figures(torch, device, plan, timer, timings):
+def gemm_figures(torch, device, plan, timer):
     figures, skipped = [], {}
     for dtype, s in plan["gemm"].items():
         m, n, k, products = s["m"], s["n"], s["k"], s["products"]
@@ -117,6 +133,9 @@ def gemm_figures(torch, device, plan, timer, timings):
             def work(a=a, b=b, c=c):
                 for _ in range(products):
                     torch.matmul(a, b, out=c)
+
+            def single(a=a, b=b, c=c):
+                torch.matmul(a, b, out=c)
 
             note = "torch.matmul bf16"
         elif dtype == "fp8":
@@ -131,31 +150,36 @@ def gemm_figures(torch, device, plan, timer, timings):
                 for _ in range(products):
                     torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
 
+            def single(a=a, b=b, one=one):
+                torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+
             note = "torch._scaled_mm fp8 e4m3 -> bf16"
         else:
             skipped[dtype] = "no PyTorch peer measured for this dtype"
             continue
-        seconds = timer.seconds(work, timings)
+        for _ in range(2):  # gpu.gemm times two single products (kernel loading, then sizing) first
+            timer.one(single)
+        seconds = timer.seconds(work)
         figures.append(figure("gemm_tflops", "TFLOP/s", 2.0 * m * n * k * products / 1e12, seconds,
                               {"dtype": dtype, "shape": f"{m}x{n}x{k}", "products": products}, note))
     return figures, skipped
 
 
-def copy_figures(torch, device, plan, timer, timings):
+def copy_figures(torch, device, plan, timer):
     copy_bytes, transfer = plan["copy_bytes"], plan["transfer_bytes"]
     src = torch.randint(0, 255, (copy_bytes,), dtype=torch.uint8, device=device)
     dst = torch.empty_like(src)
-    figures = [figure("d2d_copy_gbps", "GB/s", 2.0 * copy_bytes / 1e9, timer.seconds(lambda: dst.copy_(src), timings),
+    figures = [figure("d2d_copy_gbps", "GB/s", 2.0 * copy_bytes / 1e9, timer.seconds(lambda: dst.copy_(src)),
                       {"bytes": copy_bytes}, "dst.copy_(src); bytes read + written")]
     del src, dst
     pin = device == "cuda"
     host = torch.randint(0, 255, (transfer,), dtype=torch.uint8).pin_memory() if pin else torch.randint(0, 255, (transfer,), dtype=torch.uint8)
     on_device = torch.empty(transfer, dtype=torch.uint8, device=device)
     figures.append(figure("h2d_pinned_gbps", "GB/s", transfer / 1e9,
-                          timer.seconds(lambda: on_device.copy_(host, non_blocking=True), timings),
+                          timer.seconds(lambda: on_device.copy_(host, non_blocking=True)),
                           {"bytes": transfer}, "device.copy_(pinned host, non_blocking=True)"))
     figures.append(figure("d2h_pinned_gbps", "GB/s", transfer / 1e9,
-                          timer.seconds(lambda: host.copy_(on_device, non_blocking=True), timings),
+                          timer.seconds(lambda: host.copy_(on_device, non_blocking=True)),
                           {"bytes": transfer}, "pinned host.copy_(device, non_blocking=True)"))
     return figures
 
@@ -164,12 +188,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--result", required=True, help="nodeaudit result JSON (sizes and shapes are taken from it)")
     parser.add_argument("--out", required=True, help="where to write this round's figures (JSON)")
-    parser.add_argument("--timings", type=int, default=10, help="timed repetitions per figure (1..1000)")
+    parser.add_argument("--level", choices=sorted(POLICIES), default="quick",
+                        help="nodeaudit's level whose repetition policy to follow (that of the result's run)")
     parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     parser.add_argument("--small", action="store_true", help="shrink every size (script check only)")
     args = parser.parse_args()
-    if not 1 <= args.timings <= 1000:
-        fail(f"--timings {args.timings}: must be between 1 and 1000")
     try:
         with open(args.result) as f:
             result = json.load(f)
@@ -179,7 +202,8 @@ def main():
         import torch
     except ImportError as e:
         fail(f"{sys.executable} cannot import torch: {e}")
-    doc = {"tool": "pytorch", "torch": torch.__version__, "device": args.device, "figures": [], "skipped": {}}
+    doc = {"tool": "pytorch", "torch": torch.__version__, "device": args.device, "level": args.level,
+           "policy": POLICIES[args.level], "result": args.result, "figures": [], "skipped": {}}
     if args.device == "cuda" and not torch.cuda.is_available():
         doc["skipped"]["all"] = "no CUDA device (torch.cuda.is_available() is False)"
     else:
@@ -191,11 +215,11 @@ def main():
         if args.device == "cuda":
             doc["gpu"] = torch.cuda.get_device_name()
             doc["cuda"] = torch.version.cuda
-        timer = Timer(torch, args.device)
-        gemms, skipped = gemm_figures(torch, args.device, plan, timer, args.timings)
+        timer = Timer(torch, args.device, POLICIES[args.level])
+        gemms, skipped = gemm_figures(torch, args.device, plan, timer)
         doc["figures"] += gemms
         doc["skipped"].update(skipped)
-        doc["figures"] += copy_figures(torch, args.device, plan, timer, args.timings)
+        doc["figures"] += copy_figures(torch, args.device, plan, timer)
     tmp = args.out + ".tmp"
     with open(tmp, "w") as f:
         json.dump(doc, f, indent=1)

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -51,7 +52,7 @@ def torch_round(bf16, copy, h2d, d2h):
 
 
 class PeerTable(unittest.TestCase):
-    def table(self, ours, theirs, run=None):
+    def table(self, ours, theirs, run=None, extra=()):
         with tempfile.TemporaryDirectory() as d:
             paths = []
             for side, docs in (("a", ours), ("b", theirs)):
@@ -64,9 +65,10 @@ class PeerTable(unittest.TestCase):
             if run is not None:
                 write_json(os.path.join(d, "run.json"), run)
                 args += ["--run", os.path.join(d, "run.json")]
-            r = subprocess.run(args, capture_output=True, text=True)
+            r = subprocess.run(args + list(extra), capture_output=True, text=True)
             self.assertEqual(r.returncode, 0, r.stderr)
-            return {row["figure"]: row for row in read_json(os.path.join(d, "t.json"))["rows"]}, r.stdout
+            self.doc = read_json(os.path.join(d, "t.json"))
+            return {row["figure"]: row for row in self.doc["rows"]}, r.stdout
 
     def test_ratio_is_the_median_of_per_round_ratios(self):
         rows, text = self.table([nodeaudit_round(800, 4000, 50, 52), nodeaudit_round(780, 3900, 55, 50),
@@ -81,7 +83,7 @@ class PeerTable(unittest.TestCase):
         # copy ratios 1.0, 0.975, 1.025 -> 1.0; H2D 1.0, 1.1, 0.9 -> 1.0
         self.assertAlmostEqual(rows["HBM copy"]["ratio"], 1.0)
         self.assertAlmostEqual(rows["H2D pinned"]["ratio"], 1.0)
-        self.assertIn("nodeaudit beside PyTorch on NVIDIA H200", text)
+        self.assertIn("beside PyTorch on NVIDIA H200", text)
         self.assertNotIn("shapes differ", gemm["note"])
 
     def test_a_round_whose_gemm_shape_differs_is_named(self):
@@ -114,6 +116,27 @@ class PeerTable(unittest.TestCase):
         self.assertAlmostEqual(rows["pipeline.step GEMM vs gpu.gemm"]["ratio"], 0.975)
         self.assertTrue(rows["pipeline.step GEMM vs gpu.gemm"]["met"])
 
+    def test_the_full_run_as_round_one_counts_once(self):
+        run = nodeaudit_round(800, 4000, 50, 50)
+        run["probes"].append({"id": "pipeline.step", "status": "ok", "info": {"gemm_tflops_per_gpu": 800,
+                                                                              "gemms": {"dtype": "bf16"}},
+                              "metrics": [metric("host_to_device_bandwidth", {}, 55)]})
+        later = nodeaudit_round(800, 4000, 60, 50)
+        peers = [torch_round(800, 4000, 50, 50)] * 2
+        rows, _ = self.table([run, later], peers, run=run)
+        # gpu.pcie H2D over the two rounds: median(50, 60) = 55; counting the run twice would give 50.
+        self.assertAlmostEqual(rows["pipeline.step H2D vs gpu.pcie"]["peer"], 55)
+        self.assertAlmostEqual(rows["pipeline.step H2D vs gpu.pcie"]["ratio"], 1.0)
+
+    def test_heading_names_driver_commit_and_date(self):
+        run = nodeaudit_round(800, 4000, 50, 50)
+        run["env"] = {"software": {"driver": "580.159"}, "gpus": [{"name": "NVIDIA H100 80GB HBM3"}]}
+        run["started_at"] = "2026-12-06T02:00:00Z"
+        _, text = self.table([run], [torch_round(800, 4000, 50, 50)], run=run, extra=["--commit", "abc1234"])
+        self.assertIn("nodeaudit abc1234 beside PyTorch on NVIDIA H200: driver 580.159, torch 2.11, CUDA 13.0; "
+                      "1 alternating rounds; run started 2026-12-06T02:00:00Z", text)
+        self.assertEqual((self.doc["driver"], self.doc["commit"], self.doc["date"]), ("580.159", "abc1234", "2026-12-06T02:00:00Z"))
+
     def test_rounds_must_pair(self):
         with tempfile.TemporaryDirectory() as d:
             p = os.path.join(d, "a.json")
@@ -122,6 +145,24 @@ class PeerTable(unittest.TestCase):
                                 "--torch", p], capture_output=True, text=True)
             self.assertEqual(r.returncode, 2)
             self.assertIn("2 nodeaudit rounds and 1 PyTorch rounds", r.stderr)
+
+
+class TorchPeersTiming(unittest.TestCase):
+    """The PyTorch side follows nodeaudit's repetition policy: warm-ups, then at least the minimum
+    count and until the level's host seconds of timed work have run."""
+
+    def test_quick_policy_times_at_least_a_second_of_work(self):
+        timer = torch_peers.Timer(None, "cpu", torch_peers.POLICIES["quick"])
+        calls = []
+        seconds = timer.seconds(lambda: (calls.append(1), time.sleep(0.05)))
+        self.assertGreaterEqual(len(seconds), 5)
+        self.assertGreaterEqual(sum(seconds), 1.0)
+        self.assertLess(sum(seconds), 1.3)
+        self.assertEqual(len(calls), len(seconds) + 1)  # one warm-up repetition, discarded
+
+    def test_fast_work_stops_at_the_most_repetitions(self):
+        timer = torch_peers.Timer(None, "cpu", torch_peers.POLICIES["quick"])
+        self.assertEqual(len(timer.seconds(lambda: None)), 1000)
 
 
 class TorchPeersPlan(unittest.TestCase):
