@@ -26,6 +26,7 @@
 #include "../units.hpp"
 #include "commands.hpp"
 #include "common.hpp"
+#include "learn_run.hpp"
 
 namespace nodeaudit::cli {
 namespace {
@@ -33,22 +34,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int max_steps = 10000;
-constexpr int counted_steps = 1;  // the FLOP counter's step, after the measured ones
-
-struct LearnOptions {
-  std::string steps = "20", warmup = "5", timeout = "10m";
-  std::string out, out_profile, md, name;
-  std::vector<std::string> command;
-  std::vector<std::string> argv;
-};
-
-struct ValidLearn {
-  int steps = 0, warmup = 0;
-  double timeout_s = 0;
-  std::string timeout_text;
-  OutPath out;
-  std::string profile_path, md_path, name, command_text;
-};
+constexpr int counted_steps = learn_counted_steps;
 
 int whole_number_in(const std::string& option, const std::string& text, int lo, int hi) {
   const auto value = parse_whole_number(text);
@@ -96,11 +82,17 @@ ValidLearn validate(const LearnOptions& o) {
   }
   if (!(v.timeout_s >= 1) || v.timeout_s > 24 * 3600) throw UsageError("--timeout " + o.timeout, "must be from 1s to 24h, e.g. 10m");
   v.timeout_text = o.timeout;
+  if (!o.vary.empty()) {
+    v.vary = learn::parse_vary(o.vary);
+    v.repeats = whole_number_in("--repeats", o.repeats, 1, 20);
+    if (!o.out_profile.empty())
+      throw UsageError("--out-profile " + o.out_profile, "not with --vary: each run learns the job with another setting; run learn with the best value for its profile");
+  }
   if (!o.out_profile.empty()) refuse_existing("--out-profile", o.out_profile);
   if (!o.md.empty()) refuse_existing("--md", o.md);
   v.out = resolve_out_path(o.out, "results", host_name());
   v.profile_path = o.out_profile.empty() ? fs::path(v.out.path).replace_extension(".toml").string() : o.out_profile;
-  if (o.out_profile.empty()) refuse_existing("--out-profile", v.profile_path);
+  if (o.out_profile.empty() && !v.vary) refuse_existing("--out-profile", v.profile_path);
   v.md_path = o.md;
   v.command_text = shell_words(o.command);
   v.name = o.name.empty() ? "learned-" + script_stem(o.command) : o.name;
@@ -140,12 +132,30 @@ void refuse_failed_start(const learn::JobRun& run, const ValidLearn& v) {
   if (!run.records.pythons_without_torch.empty())
     throw UsageError(what, fmt::format("the job's Python {} has no torch (import torch fails there); run the job with the Python of its training environment",
                                        run.records.pythons_without_torch.front()));
-  if (run.exit_code != 0 || run.signal)
+  if ((run.exit_code != 0 || run.signal) && !v.vary)  // under --vary, a value the job fails on is that value's result
     throw UsageError(what, fmt::format("the job {} before its first optimizer step; {}", how_it_ended(run), quoted_lines(run.last_lines, 3)));
 }
 
 // Why the run is not complete (status, reason); status "ok" when it is.
-std::pair<std::string, std::string> outcome_of(const learn::JobRun& run, const learn::LearnedJob& job, const ValidLearn& v) {
+}  // namespace
+
+OneRun run_learn_once(const LearnOptions& o, const ValidLearn& v, const std::map<std::string, std::string>& extra_env) {
+  learn::JobFolder folder;
+  learn::JobSpec spec{o.command, {}, folder.module_dir(), folder.records_dir(), v.warmup + v.steps + counted_steps, v.warmup, v.steps, v.timeout_s, 10};
+  spec.env = {{"NODEAUDIT_LEARN_DIR", folder.records_dir()}, {"NODEAUDIT_LEARN_WARMUP", std::to_string(v.warmup)},
+              {"NODEAUDIT_LEARN_STEPS", std::to_string(v.steps)}, {"NODEAUDIT_LEARN_FLOP_STEPS", std::to_string(counted_steps)}};
+  for (const auto& [key, value] : extra_env) spec.env[key] = value;
+  std::fprintf(stderr, "learn: running `%s` for %d optimizer steps (%d warm-up, %d measured, %d counted for FLOPs), at most %s; its output follows\n",
+               v.command_text.c_str(), spec.window_steps, v.warmup, v.steps, counted_steps, format_duration(v.timeout_s).c_str());
+  const std::atomic<bool>& interrupt = install_interrupt_handler();
+  OneRun one;
+  one.run = learn::run_job(spec, [&] { return interrupt.load(); });
+  refuse_failed_start(one.run, v);
+  one.job = learn::learn_from_records(one.run.records, {v.warmup, v.steps, counted_steps, category_efficiencies()});
+  return one;
+}
+
+std::pair<std::string, std::string> learn_outcome(const learn::JobRun& run, const learn::LearnedJob& job, const ValidLearn& v) {
   if (job.complete) return {"ok", ""};
   const std::string progress = job.steps_done == 0 ? "before its first optimizer step"
                                                    : fmt::format("on step {} of {} ({} finished)", job.steps_done + 1, job.steps_needed, job.steps_done);
@@ -158,28 +168,35 @@ std::pair<std::string, std::string> outcome_of(const learn::JobRun& run, const l
   return {"failed", fmt::format("the job {} {}; {}", how_it_ended(run), progress, quoted_lines(run.last_lines, 3))};
 }
 
+namespace {
+
 int execute(const LearnOptions& o) {
   const ValidLearn v = validate(o);
   Nvml nvml;
   nlohmann::json doc = new_result_document("quick", "", o.argv, collect_env("", nvml));
   const std::string out_path = claim_out_file(v.out, doc.dump(1) + "\n");
-  learn::JobFolder folder;
-  learn::JobSpec spec{o.command, {}, folder.module_dir(), folder.records_dir(), v.warmup + v.steps + counted_steps, v.warmup, v.steps, v.timeout_s, 10};
-  spec.env = {{"NODEAUDIT_LEARN_DIR", folder.records_dir()}, {"NODEAUDIT_LEARN_WARMUP", std::to_string(v.warmup)},
-              {"NODEAUDIT_LEARN_STEPS", std::to_string(v.steps)}, {"NODEAUDIT_LEARN_FLOP_STEPS", std::to_string(counted_steps)}};
-  std::fprintf(stderr, "learn: running `%s` for %d optimizer steps (%d warm-up, %d measured, %d counted for FLOPs), at most %s; its output follows\n",
-               v.command_text.c_str(), spec.window_steps, v.warmup, v.steps, counted_steps, format_duration(v.timeout_s).c_str());
-  const std::atomic<bool>& interrupt = install_interrupt_handler();
-  const learn::JobRun run = learn::run_job(spec, [&] { return interrupt.load(); });
-  try {
-    refuse_failed_start(run, v);
-  } catch (const UsageError&) {
+  auto discard_claimed = [&] {
     std::error_code ec;
     fs::remove(out_path, ec);  // the result file we claimed holds nothing measured
+  };
+  if (v.vary) {
+    try {
+      return execute_learn_vary(o, v, out_path, doc);
+    } catch (const UsageError&) {
+      discard_claimed();
+      throw;
+    }
+  }
+  OneRun one;
+  try {
+    one = run_learn_once(o, v, {});
+  } catch (const UsageError&) {
+    discard_claimed();
     throw;
   }
-  const learn::LearnedJob job = learn::learn_from_records(run.records, {v.warmup, v.steps, counted_steps, category_efficiencies()});
-  const auto [status, reason] = outcome_of(run, job, v);
+  const learn::JobRun& run = one.run;
+  const learn::LearnedJob& job = one.job;
+  const auto [status, reason] = learn_outcome(run, job, v);
   learn::SummaryPaths paths{v.command_text, out_path, "", ""};
   if (job.complete) {
     const std::string toml = learn::learned_profile_toml(job, v.name, v.command_text);
@@ -214,6 +231,8 @@ void add_learn_command(CLI::App& root, Action& action) {
   cmd->add_option("--out-profile", o->out_profile, "Profile TOML to write (default: the result's name with .toml); never overwritten");
   cmd->add_option("--md", o->md, "Also write the summary as Markdown to this file");
   cmd->add_option("--name", o->name, "The learned profile's name (default learned-<script name>)");
+  cmd->add_option("--vary", o->vary, "Run once per value of one setting, interleaved: num_workers, pin_memory, prefetch_factor, persistent_workers, batch_size (every DataLoader's) or env:NAME; e.g. num_workers=2,4,8");
+  cmd->add_option("--repeats", o->repeats, "With --vary: runs per value (1 to 20)")->capture_default_str();
   cmd->add_option("command", o->command, "-- COMMAND [ARGS...]: the training command, as you run it");
   cmd->callback([&action, o] {
     o->argv = own_command_line();

@@ -9,6 +9,20 @@ from torch import nn
 from torchvision import datasets, transforms
 
 
+class SlowDataset(torch.utils.data.Dataset):
+    def __init__(self, inner, seconds):
+        self.inner, self.seconds = inner, seconds
+
+    def __len__(self):
+        return len(self.inner)
+
+    def __getitem__(self, index):
+        import time
+
+        time.sleep(self.seconds)
+        return self.inner[index]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("data")
@@ -18,10 +32,16 @@ def main():
     parser.add_argument("--die-at-step", type=int, default=0)
     parser.add_argument("--hang-at-step", type=int, default=0)
     parser.add_argument("--save-every", type=int, default=0)
+    parser.add_argument("--prefetch", type=int, default=None)
+    parser.add_argument("--item-sleep-ms", type=float, default=0, help="a slow loader: this long per sample (I/O latency)")
     args = parser.parse_args()
     torch.manual_seed(0)
+    print("threads %d" % torch.get_num_threads(), flush=True)
     dataset = datasets.ImageFolder(args.data, transform=transforms.ToTensor())
-    loader = torch.utils.data.DataLoader(dataset, batch_size=args.batch, shuffle=True, num_workers=args.workers)
+    if args.item_sleep_ms:
+        dataset = SlowDataset(dataset, args.item_sleep_ms / 1e3)
+    extra = {"prefetch_factor": args.prefetch} if args.prefetch is not None else {}
+    loader = torch.utils.data.DataLoader(dataset, batch_size=args.batch, shuffle=True, num_workers=args.workers, **extra)
     model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                           nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                           nn.Flatten(), nn.Linear(16 * 8 * 8, 10))

@@ -291,8 +291,18 @@ def _install_data_hooks(steps, torch):
     _wrap(dataloader._BaseDataLoaderIter, "__next__", make_next)
 
     def make_init(original):
+        import inspect
+
+        signature = inspect.signature(original)
+        overrides = steps.state.overrides.get("dataloader", {})
+
         def init(self, dataset, *args, **kwargs):
-            kwargs.update(steps.state.overrides.get("dataloader", {}))
+            if overrides:
+                # `learn --vary`: the one setting changed, whether the job passed it by name or by
+                # position; every other argument as the job gave it.
+                bound = signature.bind(self, dataset, *args, **kwargs)
+                bound.arguments.update(overrides)
+                args, kwargs = bound.args[2:], bound.kwargs
             original(self, dataset, *args, **kwargs)
             try:
                 length = len(dataset)
