@@ -7,7 +7,7 @@
 #    (1.814 GMAC) and ResNet-50 (4.089 GMAC) forward multiply-adds x 2 FLOP x 3 for training, and a
 #    GPT-2-small-shaped decoder (L=12, d=768, V=50257, T=128) against 6N + 12 L d T per token, N being
 #    the matmul weights (12 L d^2 + d V; the embeddings are lookups).
-# Usage: learn_bench.sh NODEAUDIT PYTHON [ROUNDS=5] [SIZE=64] [BATCH=16]
+# Usage: learn_bench.sh NODEAUDIT PYTHON [ROUNDS=5] [SIZE=64] [BATCH=16]   (PART=overhead or PART=flops: one of the two)
 set -euo pipefail
 nodeaudit=${1:?usage: learn_bench.sh NODEAUDIT PYTHON [ROUNDS] [SIZE] [BATCH]}
 python=${2:?usage: learn_bench.sh NODEAUDIT PYTHON [ROUNDS] [SIZE] [BATCH]}
@@ -24,6 +24,8 @@ t = [float(l.split()[2]) for l in sys.stdin if l.startswith('step_s ') and $warm
 assert len(t) == $steps, len(t)
 print(f'{statistics.median(t):.6f}')"
 }
+part=${PART:-all}
+if [ "$part" != flops ]; then
 echo "overhead: ResNet-18 ${size}x${size} batch $batch, OMP_NUM_THREADS=$OMP_NUM_THREADS, $rounds rounds, steps $((warmup + 1))-$((warmup + steps))"
 ratios=()
 for round in $(seq "$rounds"); do
@@ -38,6 +40,8 @@ python3 -c "
 import statistics
 r = [float(x) for x in '${ratios[*]}'.split()]
 print(f'  ratio with/without: median {statistics.median(r):.4f}, min {min(r):.4f}, max {max(r):.4f} over {len(r)} rounds')"
+fi
+[ "$part" = overhead ] && exit 0
 
 flops() {  # learn's flops_per_sample for a job
   local name=$1; shift

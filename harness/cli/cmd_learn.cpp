@@ -69,6 +69,23 @@ std::string script_stem(const std::vector<std::string>& command) {
   return fs::path(command.front()).stem().string();
 }
 
+// gpu.gemm tflops per dtype in a result: the slowest GPU's median (the step waits for it).
+std::map<std::string, double> gemm_rates(const std::string& path) {
+  const nlohmann::json doc = load_result_file(path);
+  std::map<std::string, double> rates;
+  for (const auto& probe : doc["probes"]) {
+    if (probe.value("id", "") != "gpu.gemm" || probe.value("status", "") != "ok") continue;
+    for (const auto& m : probe.value("metrics", nlohmann::json::array())) {
+      if (m.value("name", "") != "tflops" || !m.contains("median") || !m["median"].is_number()) continue;
+      const std::string dtype = m.value("labels", nlohmann::json::object()).value("dtype", "");
+      const double median = m["median"].get<double>();
+      if (!rates.count(dtype) || median < rates[dtype]) rates[dtype] = median;
+    }
+  }
+  if (rates.empty()) throw UsageError("--result " + path, "holds no gpu.gemm tflops figure; run `nodeaudit probe gpu.gemm --out FILE` on this node first");
+  return rates;
+}
+
 ValidLearn validate(const LearnOptions& o) {
   if (o.command.empty())
     throw UsageError("learn", "no command after `--`; give the training command as you run it, e.g. nodeaudit learn -- python train.py");
@@ -94,6 +111,7 @@ ValidLearn validate(const LearnOptions& o) {
   v.profile_path = o.out_profile.empty() ? fs::path(v.out.path).replace_extension(".toml").string() : o.out_profile;
   if (o.out_profile.empty() && !v.vary) refuse_existing("--out-profile", v.profile_path);
   v.md_path = o.md;
+  if (!o.result.empty()) v.gemm_tflops = gemm_rates(o.result);
   v.command_text = shell_words(o.command);
   v.name = o.name.empty() ? "learned-" + script_stem(o.command) : o.name;
   return v;
@@ -151,7 +169,7 @@ OneRun run_learn_once(const LearnOptions& o, const ValidLearn& v, const std::map
   OneRun one;
   one.run = learn::run_job(spec, [&] { return interrupt.load(); });
   refuse_failed_start(one.run, v);
-  one.job = learn::learn_from_records(one.run.records, {v.warmup, v.steps, counted_steps, category_efficiencies()});
+  one.job = learn::learn_from_records(one.run.records, {v.warmup, v.steps, counted_steps, category_efficiencies(), v.gemm_tflops, o.result});
   return one;
 }
 
@@ -230,6 +248,7 @@ void add_learn_command(CLI::App& root, Action& action) {
   cmd->add_option("--out", o->out, "Result file or directory (default results/)");
   cmd->add_option("--out-profile", o->out_profile, "Profile TOML to write (default: the result's name with .toml); never overwritten");
   cmd->add_option("--md", o->md, "Also write the summary as Markdown to this file");
+  cmd->add_option("--result", o->result, "A result of this node with gpu.gemm: model_efficiency is measured against its GEMM rate when the job runs on a GPU");
   cmd->add_option("--name", o->name, "The learned profile's name (default learned-<script name>)");
   cmd->add_option("--vary", o->vary, "Run once per value of one setting, interleaved: num_workers, pin_memory, prefetch_factor, persistent_workers, batch_size (every DataLoader's) or env:NAME; e.g. num_workers=2,4,8");
   cmd->add_option("--repeats", o->repeats, "With --vary: runs per value (1 to 20)")->capture_default_str();

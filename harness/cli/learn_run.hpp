@@ -20,6 +20,7 @@ struct LearnOptions {
   std::string steps = "20", warmup = "5", timeout = "10m";
   std::string out, out_profile, md, name;
   std::string vary, repeats = "2";
+  std::string result;  // a nodeaudit result of this node holding gpu.gemm
   std::vector<std::string> command;
   std::vector<std::string> argv;
 };
@@ -31,6 +32,7 @@ struct ValidLearn {
   OutPath out;
   std::string profile_path, md_path, name, command_text;
   std::optional<learn::VarySetting> vary;
+  std::map<std::string, double> gemm_tflops;  // from --result
   int repeats = 2;
 };
 

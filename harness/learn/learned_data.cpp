@@ -135,7 +135,18 @@ void learn_training(const JobRecords& records, const LearnInputs& inputs, Learne
   for (const auto& [category, value] : inputs.category_efficiency)
     if (category == f.category) efficiency = value;
   f.model_efficiency = {efficiency, fmt::format("default for the category: median of the shipped {} profiles; {}", f.category,
-                                                job.gpu ? "measuring it needs this node's gpu.gemm figure" : "not measurable without a GPU")};
+                                                job.gpu ? "measuring it needs this node's gpu.gemm figure (--result FILE)" : "not measurable without a GPU")};
+  const auto gemm = inputs.gemm_tflops.find(f.dtype.value);
+  if (job.gpu && gemm != inputs.gemm_tflops.end() && gemm->second > 0 && f.flops_per_sample.value > 0 && job.timing.samples_per_s > 0) {
+    // Per GPU: each rank drives one GPU, so its FLOP rate is its samples/s share x FLOPs per sample.
+    const double achieved = f.flops_per_sample.value * job.timing.samples_per_s / job.world_size;
+    const double measured = achieved / (gemm->second * 1e12);
+    f.model_efficiency = {std::min(1.0, measured),
+                          fmt::format("measured: {:.4g} TFLOP/s per GPU (FLOPs per sample x samples/s per rank) over this node's gpu.gemm {:.4g} TFLOP/s [{}] in {}{}",
+                                      achieved / 1e12, gemm->second, f.dtype.value, inputs.gemm_source, measured > 1 ? " (above 1: capped)" : "")};
+  } else if (!inputs.gemm_tflops.empty() && !job.gpu) {
+    f.model_efficiency.how += "; the job ran on the CPU, so --result's GEMM figure does not apply";
+  }
   f.comm_overlap = job.ddp ? Learned{0.9, "assumption: DistributedDataParallel buckets the all-reduce behind backward (as the shipped profiles)"}
                            : Learned{0, job.distributed ? "measured: the job's all-reduce is not overlapped by DDP" : "one process: no gradient communication in this job"};
   std::vector<double> sizes, after;

@@ -3,6 +3,7 @@
 // "assumption: ..."). Pure: records in, figures out, so the arithmetic is tested on its own.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,6 +53,11 @@ struct LearnInputs {
   int warmup = 0, measured = 0, counted = 1;
   // Median model_efficiency of the shipped profiles per category (the category default).
   std::vector<std::pair<std::string, double>> category_efficiency;
+  // This node's measured GEMM rate per dtype (`gpu.gemm tflops`, the slowest GPU's median) from a
+  // result (`--result FILE`), and that file's name: model_efficiency is measured against it when the
+  // job ran on a GPU.
+  std::map<std::string, double> gemm_tflops;
+  std::string gemm_source;
 };
 
 struct LearnedJob {

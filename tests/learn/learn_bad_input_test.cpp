@@ -81,6 +81,14 @@ TEST_F(LearnBadInput, AnExistingProfileIsNeverOverwritten) {
   EXPECT_FALSE(fs::exists(result_path()));
 }
 
+TEST_F(LearnBadInput, AResultWithoutAGemmFigureIsRefused) {
+  const std::string result = std::string(NODEAUDIT_FIXTURES) + "/compare/rounds-baseline.json";
+  const auto r = learn_raw({"--result", result, "--", "python3", "train.py"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "nodeaudit: --result " + result + ": holds no gpu.gemm tflops figure; run `nodeaudit probe gpu.gemm --out FILE` on this node first\n");
+  expect_nothing_written();
+}
+
 TEST_F(LearnBadInput, AJobDyingMidRunKeepsItsStepsAndWritesNoProfile) {
   TORCH_OR_SKIP();
   const std::string images = dir_ + "/images";
