@@ -40,6 +40,26 @@ void collect_problems(const nlohmann::json& record, std::vector<std::string>& pr
         problems.push_back(p.get<std::string>());
 }
 
+// The rank's steps, one JSON line each in rank-PID.steps beside its record; a last line being
+// written (no newline yet) is left for the next read.
+void attach_steps(const fs::path& record_path, nlohmann::json& record) {
+  fs::path steps_path = record_path;
+  steps_path.replace_extension(".steps");
+  std::ifstream in(steps_path);
+  nlohmann::json timeline = nlohmann::json::array();
+  std::string line;
+  while (std::getline(in, line)) {
+    if (in.eof()) break;  // no newline after it: not whole yet
+    try {
+      timeline.push_back(nlohmann::json::parse(line));
+    } catch (const nlohmann::json::exception&) {
+      break;
+    }
+  }
+  record["timeline"] = timeline;
+  record["steps_done"] = std::max<long>(record.value("steps_done", 0L), static_cast<long>(timeline.size()));
+}
+
 }  // namespace
 
 JobRecords read_job_records(const std::string& records_dir) {
@@ -52,7 +72,10 @@ JobRecords read_job_records(const std::string& records_dir) {
     if (!doc || !doc->is_object()) continue;
     const std::string kind = doc->value("kind", "");
     collect_problems(*doc, records.problems);
-    if (kind == "rank") records.ranks.push_back(std::move(*doc));
+    if (kind == "rank") {
+      attach_steps(entry.path(), *doc);
+      records.ranks.push_back(std::move(*doc));
+    }
     else if (kind == "loader") records.loaders.push_back(std::move(*doc));
     else if (kind == "python") records.pythons_without_torch.push_back(doc->value("python", "python"));
   }

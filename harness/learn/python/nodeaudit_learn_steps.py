@@ -49,12 +49,14 @@ class _Steps:
         self.optimizers = {}
         self.t_pre = {}
         self.last_end_s = None
-        self.timeline = []
         self.open = self._fresh_step()
         self.facts = {"optimizers": [], "dataloaders": [], "checkpoints": [], "compiled": False,
                       "distributed": {"initialized": False, "all_reduce_calls": 0, "all_reduce_bytes": 0, "ddp": False}}
         self.counting = None
         self.path = os.path.join(state.dir, "rank-%d.json" % os.getpid())
+        # One line per step, appended as it ends (a few microseconds), so a job that dies keeps every
+        # step it took; the record with the learned facts is rewritten only a few times.
+        self.steps_file = None
         self.main_thread = threading.main_thread()
 
     @staticmethod
@@ -69,10 +71,11 @@ class _Steps:
         entry = dict(self.open, step=self.step, end_s=now,
                      duration_s=now - (self.last_end_s if self.last_end_s is not None else 0.0),
                      phase=self._phase(self.step))
-        self.timeline.append(entry)
+        self._append_step(entry)
         self.last_end_s = now
         self.open = self._fresh_step()
-        if self.step == 1 or self.step == self.state.warmup + 1:
+        facts_step = self.step == 1 or self.step == self.state.warmup + 1
+        if facts_step:
             self._learn_model_state()
             self._learn_distributed()
         total = self.state.warmup + self.state.steps + self.state.flop_steps
@@ -83,7 +86,8 @@ class _Steps:
             self._learn_model_state()
             self.write("done")
             raise SystemExit(0)
-        self.write("running")
+        if facts_step:
+            self.write("running")
 
     def _phase(self, step):
         if step <= self.state.warmup:
@@ -210,6 +214,14 @@ class _Steps:
         self.counting = None
 
     # --- the record ------------------------------------------------------------------------------
+    def _append_step(self, entry):
+        try:
+            if self.steps_file is None:
+                self.steps_file = open(os.path.join(self.state.dir, "rank-%d.steps" % os.getpid()), "a", buffering=1)
+            self.steps_file.write(json.dumps(entry) + "\n")
+        except OSError:
+            pass
+
     def write(self, status):
         torch = self.torch
         gpu = None
@@ -218,7 +230,7 @@ class _Steps:
         doc = {"kind": "rank", "pid": os.getpid(), "status": status, "python": sys.executable,
                "torch": torch.__version__, "env_rank": os.environ.get("RANK"),
                "warmup": self.state.warmup, "steps": self.state.steps, "flop_steps": self.state.flop_steps,
-               "steps_done": self.step, "timeline": self.timeline, "gpu": gpu, "loader": self.state.loader}
+               "steps_done": self.step, "gpu": gpu, "loader": self.state.loader}
         doc.update(self.facts)
         try:
             temp = "%s.tmp" % self.path
