@@ -76,18 +76,28 @@ class _Steps:
         self.open = self._fresh_step()
         facts_step = self.step == 1 or self.step == self.state.warmup + 1
         if facts_step:
-            self._learn_model_state()
-            self._learn_distributed()
+            self._guarded(self._learn_model_state)
+            self._guarded(self._learn_distributed)
         total = self.state.warmup + self.state.steps + self.state.flop_steps
         if self.step == self.state.warmup + self.state.steps and self.state.flop_steps > 0:
-            self._start_counting()
+            self._guarded(self._start_counting)
         if self.step == total:
-            self._stop_counting()
-            self._learn_model_state()
+            self._guarded(self._stop_counting)
+            self._guarded(self._learn_model_state)
             self.write("done")
             raise SystemExit(0)
         if facts_step:
             self.write("running")
+
+    def _guarded(self, learn):
+        # What learn measures must never fail the job: a failure is noted in the record and the
+        # figure it was for is left out.
+        try:
+            learn()
+        except Exception as error:
+            problems = self.state.loader.setdefault("problems", [])
+            if len(problems) < 10:
+                problems.append("%s: %r" % (learn.__name__, error))
 
     def _phase(self, step):
         if step <= self.state.warmup:
@@ -178,8 +188,17 @@ class _Steps:
         contexts = [flops, MatmulDtypes()]
         if not self.facts["compiled"]:
             contexts.append(torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t))
-        for c in contexts:
-            c.__enter__()
+        entered = []
+        try:
+            for c in contexts:
+                c.__enter__()
+                entered.append(c)
+        except Exception:
+            for c in reversed(entered):
+                c.__exit__(None, None, None)
+            for handle in counting["handles"]:
+                handle.remove()
+            raise
         counting["contexts"] = contexts
         self.counting = counting
 
@@ -311,10 +330,14 @@ def _install_data_hooks(steps, torch):
         def init(self, dataset, *args, **kwargs):
             if overrides:
                 # `learn --vary`: the one setting changed, whether the job passed it by name or by
-                # position; every other argument as the job gave it.
-                bound = signature.bind(self, dataset, *args, **kwargs)
-                bound.arguments.update(overrides)
-                args, kwargs = bound.args[2:], bound.kwargs
+                # position; every other argument as the job gave it. Arguments that do not bind are
+                # passed on unchanged, for the DataLoader to refuse as it would.
+                try:
+                    bound = signature.bind(self, dataset, *args, **kwargs)
+                    bound.arguments.update(overrides)
+                    args, kwargs = bound.args[2:], bound.kwargs
+                except TypeError:
+                    pass
             original(self, dataset, *args, **kwargs)
             try:
                 length = len(dataset)
