@@ -21,6 +21,7 @@ void add_profiles_command(CLI::App& root, Action& action);  // harness/cli/cmd_p
 void add_compare_command(CLI::App& root, Action& action);   // harness/cli/cmd_compare.cpp
 void add_report_command(CLI::App& root, Action& action);    // harness/cli/cmd_report.cpp
 void add_watch_command(CLI::App& root, Action& action);     // harness/cli/cmd_watch.cpp
+void add_learn_command(CLI::App& root, Action& action);     // harness/cli/cmd_learn.cpp
 
 // Exit codes, in one place.
 inline constexpr int exit_ok = 0;

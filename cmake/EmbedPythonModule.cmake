@@ -1,0 +1,18 @@
+# Run at build time: writes OUTPUT, a .cpp holding each of FILES (';'-separated) as a raw string, so
+# the binary carries learn's Python module and needs no file beside it at run time.
+set(text "// Generated from harness/learn/python by cmake/EmbedPythonModule.cmake; do not edit.\n#include \"learn_module.hpp\"\n\nnamespace nodeaudit::learn {\n\nconst std::vector<ModuleFile>& module_files() {\n  static const std::vector<ModuleFile> files = {\n")
+foreach(file ${FILES})
+  file(READ ${file} content)
+  if(content MATCHES "\\)nodeaudit_py\"")
+    message(FATAL_ERROR "${file} holds the raw-string delimiter )nodeaudit_py\"")
+  endif()
+  get_filename_component(name ${file} NAME)
+  string(APPEND text "      {\"${name}\", R\"nodeaudit_py(${content})nodeaudit_py\"},\n")
+endforeach()
+string(APPEND text "  };\n  return files;\n}\n\n}  // namespace nodeaudit::learn\n")
+if(EXISTS ${OUTPUT})
+  file(READ ${OUTPUT} old)
+endif()
+if(NOT "${old}" STREQUAL "${text}")
+  file(WRITE ${OUTPUT} "${text}")
+endif()

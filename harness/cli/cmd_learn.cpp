@@ -1,0 +1,262 @@
+// `nodeaudit learn [--steps N] [--warmup K] [--out-profile FILE.toml] [--out FILE.json] [--md FILE]
+// -- COMMAND [ARGS...]`: run the user's own training command unchanged, with learn's Python module
+// injected through PYTHONPATH (harness/learn), for K warm-up, N measured and one FLOP-counted
+// optimizer step; then write the learned profile (TOML), the result (JSON) and a summary.
+// Exit codes: 0 learned; 1 the job died, hung or took too few steps (what was measured is kept);
+// 2 bad input, a command that cannot start, or a job that fails before its first step; 130 Ctrl-C.
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "../env.hpp"
+#include "../errors.hpp"
+#include "../learn/job_runner.hpp"
+#include "../learn/learn_document.hpp"
+#include "../learn/learn_module.hpp"
+#include "../learn/learn_summary.hpp"
+#include "../learn/learned_profile.hpp"
+#include "../nvml.hpp"
+#include "../result.hpp"
+#include "../score/score.hpp"
+#include "../units.hpp"
+#include "commands.hpp"
+#include "common.hpp"
+#include "learn_run.hpp"
+
+namespace nodeaudit::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int max_steps = 10000;
+constexpr int counted_steps = learn_counted_steps;
+
+int whole_number_in(const std::string& option, const std::string& text, int lo, int hi) {
+  const auto value = parse_whole_number(text);
+  if (!value || *value < lo || *value > hi)
+    throw UsageError(option + " " + text, fmt::format("must be a whole number from {} to {}", lo, hi));
+  return *value;
+}
+
+void refuse_existing(const std::string& option, const std::string& path) {
+  std::error_code ec;
+  if (fs::exists(path, ec)) throw UsageError(option + " " + path, "already exists; nodeaudit never overwrites a file (choose another name)");
+  const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+  if (!fs::is_directory(parent, ec)) throw UsageError(option + " " + path, "directory " + parent.string() + " does not exist");
+}
+
+std::string shell_words(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) {
+    const bool plain = !w.empty() && w.find_first_of(" \t\n'\"\\$`;&|<>()*?") == std::string::npos;
+    out += (out.empty() ? "" : " ") + (plain ? w : "'" + w + "'");
+  }
+  return out;
+}
+
+// The training script's name (the first word ending in .py or .sh; `env X=1 torchrun ... train.py`),
+// else the command's own.
+std::string script_stem(const std::vector<std::string>& command) {
+  for (const auto& word : command) {
+    const fs::path path(word);
+    if (path.extension() == ".py" || path.extension() == ".sh") return path.stem().string();
+  }
+  return fs::path(command.front()).stem().string();
+}
+
+// gpu.gemm tflops per dtype in a result: the slowest GPU's median (the step waits for it).
+std::map<std::string, double> gemm_rates(const std::string& path) {
+  const nlohmann::json doc = load_result_file(path);
+  std::map<std::string, double> rates;
+  for (const auto& probe : doc["probes"]) {
+    if (probe.value("id", "") != "gpu.gemm" || probe.value("status", "") != "ok") continue;
+    for (const auto& m : probe.value("metrics", nlohmann::json::array())) {
+      if (m.value("name", "") != "tflops" || !m.contains("median") || !m["median"].is_number()) continue;
+      const std::string dtype = m.value("labels", nlohmann::json::object()).value("dtype", "");
+      const double median = m["median"].get<double>();
+      if (!rates.count(dtype) || median < rates[dtype]) rates[dtype] = median;
+    }
+  }
+  if (rates.empty()) throw UsageError("--result " + path, "holds no gpu.gemm tflops figure; run `nodeaudit probe gpu.gemm --out FILE` on this node first");
+  return rates;
+}
+
+ValidLearn validate(const LearnOptions& o) {
+  if (o.command.empty())
+    throw UsageError("learn", "no command after `--`; give the training command as you run it, e.g. nodeaudit learn -- python train.py");
+  ValidLearn v;
+  v.steps = whole_number_in("--steps", o.steps, 1, max_steps);
+  v.warmup = whole_number_in("--warmup", o.warmup, 0, max_steps);
+  try {
+    v.timeout_s = parse_duration_s(o.timeout);
+  } catch (const UsageError& e) {
+    throw UsageError("--timeout " + o.timeout, e.what());
+  }
+  if (!(v.timeout_s >= 1) || v.timeout_s > 24 * 3600) throw UsageError("--timeout " + o.timeout, "must be from 1s to 24h, e.g. 10m");
+  v.timeout_text = o.timeout;
+  if (!o.vary.empty()) {
+    v.vary = learn::parse_vary(o.vary);
+    v.repeats = whole_number_in("--repeats", o.repeats, 1, 20);
+    if (!o.out_profile.empty())
+      throw UsageError("--out-profile " + o.out_profile, "not with --vary: each run learns the job with another setting; run learn with the best value for its profile");
+  }
+  if (!o.out_profile.empty()) refuse_existing("--out-profile", o.out_profile);
+  if (!o.md.empty()) refuse_existing("--md", o.md);
+  v.out = resolve_out_path(o.out, "results", host_name());
+  v.profile_path = o.out_profile.empty() ? fs::path(v.out.path).replace_extension(".toml").string() : o.out_profile;
+  if (o.out_profile.empty() && !v.vary) refuse_existing("--out-profile", v.profile_path);
+  v.md_path = o.md;
+  if (!o.result.empty()) v.gemm_tflops = gemm_rates(o.result);
+  v.command_text = shell_words(o.command);
+  v.name = o.name.empty() ? "learned-" + script_stem(o.command) : o.name;
+  return v;
+}
+
+std::vector<std::pair<std::string, double>> category_efficiencies() {
+  std::map<std::string, std::vector<double>> by_category;
+  for (const auto& name : score::shipped_profile_names()) {
+    const score::Profile p = score::load_profile(name);
+    by_category[score::to_string(p.category)].push_back(p.training.model_efficiency);
+  }
+  std::vector<std::pair<std::string, double>> out;
+  for (auto& [category, values] : by_category) {
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    out.emplace_back(category, n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2);
+  }
+  return out;
+}
+
+std::string quoted_lines(const std::vector<std::string>& lines, std::size_t count) {
+  std::vector<std::string> last(lines.end() - static_cast<std::ptrdiff_t>(std::min(count, lines.size())), lines.end());
+  return last.empty() ? "(it printed nothing)" : "its last lines: " + fmt::format("{}", fmt::join(last, " | "));
+}
+
+std::string how_it_ended(const learn::JobRun& run) {
+  if (run.signal) return fmt::format("was killed by signal {}", run.signal);
+  return fmt::format("exited with code {}", run.exit_code);
+}
+
+// Bad input the job itself shows before its first step: exit 2 with no result left behind.
+void refuse_failed_start(const learn::JobRun& run, const ValidLearn& v) {
+  const std::string what = "learn -- " + v.command_text;
+  if (!run.start_error.empty()) throw UsageError(what, run.start_error + "; give a command on PATH or a path to an executable");
+  if (!run.records.ranks.empty() || run.ended_by != "exited") return;
+  if (!run.records.pythons_without_torch.empty())
+    throw UsageError(what, fmt::format("the job's Python {} has no torch (import torch fails there); run the job with the Python of its training environment",
+                                       run.records.pythons_without_torch.front()));
+  if ((run.exit_code != 0 || run.signal) && !v.vary)  // under --vary, a value the job fails on is that value's result
+    throw UsageError(what, fmt::format("the job {} before its first optimizer step; {}", how_it_ended(run), quoted_lines(run.last_lines, 3)));
+}
+
+// Why the run is not complete (status, reason); status "ok" when it is.
+}  // namespace
+
+OneRun run_learn_once(const LearnOptions& o, const ValidLearn& v, const std::map<std::string, std::string>& extra_env) {
+  learn::JobFolder folder;
+  learn::JobSpec spec{o.command, {}, folder.module_dir(), folder.records_dir(), v.warmup + v.steps + counted_steps, v.warmup, v.steps, v.timeout_s, 10};
+  spec.env = {{"NODEAUDIT_LEARN_DIR", folder.records_dir()}, {"NODEAUDIT_LEARN_WARMUP", std::to_string(v.warmup)},
+              {"NODEAUDIT_LEARN_STEPS", std::to_string(v.steps)}, {"NODEAUDIT_LEARN_FLOP_STEPS", std::to_string(counted_steps)}};
+  for (const auto& [key, value] : extra_env) spec.env[key] = value;
+  std::fprintf(stderr, "learn: running `%s` for %d optimizer steps (%d warm-up, %d measured, %d counted for FLOPs), at most %s; its output follows\n",
+               v.command_text.c_str(), spec.window_steps, v.warmup, v.steps, counted_steps, format_duration(v.timeout_s).c_str());
+  const std::atomic<bool>& interrupt = install_interrupt_handler();
+  OneRun one;
+  one.run = learn::run_job(spec, [&] { return interrupt.load(); });
+  refuse_failed_start(one.run, v);
+  one.job = learn::learn_from_records(one.run.records, {v.warmup, v.steps, counted_steps, category_efficiencies(), v.gemm_tflops, o.result});
+  return one;
+}
+
+std::pair<std::string, std::string> learn_outcome(const learn::JobRun& run, const learn::LearnedJob& job, const ValidLearn& v) {
+  if (job.complete) return {"ok", ""};
+  const std::string progress = job.steps_done == 0 ? "before its first optimizer step"
+                                                   : fmt::format("on step {} of {} ({} finished)", job.steps_done + 1, job.steps_needed, job.steps_done);
+  if (run.ended_by == "interrupted") return {"interrupted", "interrupted by signal " + progress};
+  if (run.ended_by == "timeout")
+    return {"timeout", fmt::format("the deadline (--timeout {}) passed {}; the job was stopped", v.timeout_text, progress)};
+  if (job.steps_done == 0)
+    return {"failed", fmt::format("the job {} without taking an optimizer step: learn needs a training loop that calls optimizer.step(); {}", how_it_ended(run),
+                                  quoted_lines(run.last_lines, 3))};
+  return {"failed", fmt::format("the job {} {}; {}", how_it_ended(run), progress, quoted_lines(run.last_lines, 3))};
+}
+
+namespace {
+
+int execute(const LearnOptions& o) {
+  const ValidLearn v = validate(o);
+  Nvml nvml;
+  nlohmann::json doc = new_result_document("quick", "", o.argv, collect_env("", nvml));
+  const std::string out_path = claim_out_file(v.out, doc.dump(1) + "\n");
+  auto discard_claimed = [&] {
+    std::error_code ec;
+    fs::remove(out_path, ec);  // the result file we claimed holds nothing measured
+  };
+  if (v.vary) {
+    try {
+      return execute_learn_vary(o, v, out_path, doc);
+    } catch (const UsageError&) {
+      discard_claimed();
+      throw;
+    }
+  }
+  OneRun one;
+  try {
+    one = run_learn_once(o, v, {});
+  } catch (const UsageError&) {
+    discard_claimed();
+    throw;
+  }
+  const learn::JobRun& run = one.run;
+  const learn::LearnedJob& job = one.job;
+  const auto [status, reason] = learn_outcome(run, job, v);
+  learn::SummaryPaths paths{v.command_text, out_path, "", ""};
+  if (job.complete) {
+    const std::string toml = learn::learned_profile_toml(job, v.name, v.command_text);
+    learn::check_learned_profile(toml, v.profile_path);
+    write_file_atomic(v.profile_path, toml, true);
+    paths.profile_path = v.profile_path;
+  } else {
+    paths.no_profile_reason = fmt::format("a profile needs all {} optimizer steps ({} warm-up, {} measured, {} counted for FLOPs) on every rank; the job took {}",
+                                          job.steps_needed, v.warmup, v.steps, counted_steps, job.steps_done);
+  }
+  learn::LearnRunInfo info{o.command, v.timeout_s, status, reason, paths.profile_path};
+  doc["probes"] = nlohmann::json::array({learn::learn_probe_entry(job, run, info)});
+  doc["finished_at"] = utc_now_iso8601();
+  write_file_atomic(out_path, doc.dump(1) + "\n", false);
+  const learn::JobLoad load = learn::job_load(run);
+  if (!v.md_path.empty()) write_file_atomic(v.md_path, learn::render_learn_markdown(job, load, paths), true);
+  std::cout << learn::render_learn_summary(job, load, paths);
+  if (status != "ok") std::cerr << "nodeaudit: learn: " << reason << "\n";
+  if (status == "interrupted") return exit_interrupted;
+  return status == "ok" ? exit_ok : exit_fail;
+}
+
+}  // namespace
+
+void add_learn_command(CLI::App& root, Action& action) {
+  CLI::App* cmd = root.add_subcommand("learn", "Run your own training command for a few steps and write the profile it demands");
+  auto o = std::make_shared<LearnOptions>();
+  cmd->add_option("--steps", o->steps, "Measured optimizer steps (1 to 10000)")->capture_default_str();
+  cmd->add_option("--warmup", o->warmup, "Warm-up optimizer steps before them, not measured")->capture_default_str();
+  cmd->add_option("--timeout", o->timeout, "Deadline for the whole job, e.g. 10m; it is stopped past it")->capture_default_str();
+  cmd->add_option("--out", o->out, "Result file or directory (default results/)");
+  cmd->add_option("--out-profile", o->out_profile, "Profile TOML to write (default: the result's name with .toml); never overwritten");
+  cmd->add_option("--md", o->md, "Also write the summary as Markdown to this file");
+  cmd->add_option("--result", o->result, "A result of this node with gpu.gemm: model_efficiency is measured against its GEMM rate when the job runs on a GPU");
+  cmd->add_option("--name", o->name, "The learned profile's name (default learned-<script name>)");
+  cmd->add_option("--vary", o->vary, "Run once per value of one setting, interleaved: num_workers, pin_memory, prefetch_factor, persistent_workers, batch_size (every DataLoader's) or env:NAME; e.g. num_workers=2,4,8");
+  cmd->add_option("--repeats", o->repeats, "With --vary: runs per value (1 to 20)")->capture_default_str();
+  cmd->add_option("command", o->command, "-- COMMAND [ARGS...]: the training command, as you run it");
+  cmd->callback([&action, o] {
+    o->argv = own_command_line();
+    action = [o] { return execute(*o); };
+  });
+}
+
+}  // namespace nodeaudit::cli

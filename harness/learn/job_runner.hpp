@@ -1,0 +1,59 @@
+// Runs the user's training command as it is, in a process group of its own, with learn's module
+// first on PYTHONPATH, its output passed through, and the CPU and storage reads of its process tree
+// sampled (the watch sampler's process reader) until the job ends. Ends within a stated bound:
+// - the ranks end themselves after their last step (the module raises SystemExit); whatever is
+//   still running `grace_s` after every rank wrote its last record is killed (SIGTERM to the group,
+//   SIGKILL 3 s later);
+// - past `timeout_s`, or on Ctrl-C, the group is killed the same way;
+// - when the command's own process exits, what it left in its group (orphaned workers) is killed.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rank_records.hpp"
+
+namespace nodeaudit::learn {
+
+struct JobSpec {
+  std::vector<std::string> command;
+  std::map<std::string, std::string> env;  // set on top of nodeaudit's own environment
+  std::string module_dir;   // first on the job's PYTHONPATH
+  std::string records_dir;
+  int window_steps = 0;        // warm-up + measured + counted: the step after which the ranks end
+  int warmup_steps = 0;
+  int measured_steps = 0;
+  double timeout_s = 600;
+  double grace_s = 10;
+};
+
+struct ProcessSample {
+  double t_s = 0;  // since the start of the job
+  double cpu_cores = 0;
+  std::optional<double> read_bytes_per_s, write_bytes_per_s;
+  std::size_t processes = 0;
+};
+
+struct JobRun {
+  std::string start_error;  // the command could not be started (not found, not executable)
+  int exit_code = -1;       // when the command's process exited
+  int signal = 0;           // when it was killed by a signal
+  std::string ended_by;     // "exited", "grace" (killed after the ranks were done), "timeout", "interrupted"
+  double wall_s = 0;
+  std::vector<std::string> last_lines;
+  std::vector<ProcessSample> samples;
+  // nodeaudit's clock (t_s) when every rank had passed the warm-up and the measured steps.
+  std::optional<double> measured_from_s, measured_to_s;
+  JobRecords records;
+};
+
+JobRun run_job(const JobSpec& spec, const std::function<bool()>& should_stop);
+
+// The job's environment: ours plus `extra`, PYTHONPATH with `module_dir` first (an existing
+// PYTHONPATH kept after it).
+std::vector<std::string> job_environment(const std::map<std::string, std::string>& extra, const std::string& module_dir);
+
+}  // namespace nodeaudit::learn

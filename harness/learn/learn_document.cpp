@@ -1,0 +1,136 @@
+#include "learn_document.hpp"
+
+#include <fmt/format.h>
+
+#include "result.hpp"
+
+namespace nodeaudit::learn {
+
+using nlohmann::json;
+
+namespace {
+
+json learned_json(const Learned& f) { return {{"value", f.value}, {"how", f.how}}; }
+json learned_json(const LearnedText& f) { return {{"value", f.value}, {"how", f.how}}; }
+
+json fields_json(const LearnedProfileFields& f) {
+  json out = {{"category", {{"value", f.category}, {"how", f.category_how}}},
+              {"parameters", learned_json(f.parameters)},
+              {"trainable_parameters", learned_json(f.trainable_parameters)},
+              {"dtype", learned_json(f.dtype)},
+              {"flops_per_sample", learned_json(f.flops_per_sample)},
+              {"optimizer", learned_json(f.optimizer)},
+              {"bytes_per_parameter", learned_json(f.bytes_per_parameter)},
+              {"gradient_bytes_per_parameter", learned_json(f.gradient_bytes_per_parameter)},
+              {"activation_bytes_per_sample", learned_json(f.activation_bytes_per_sample)},
+              {"micro_batch_per_gpu", learned_json(f.micro_batch)},
+              {"gradient_accumulation", learned_json(f.accumulation)},
+              {"sample_size", learned_json(f.sample_size)},
+              {"dataset_size", learned_json(f.dataset_size)},
+              {"access", learned_json(f.access)},
+              {"decode", learned_json(f.decode)},
+              {"loader", learned_json(f.loader)},
+              {"device_bytes_per_sample", learned_json(f.device_bytes_per_sample)},
+              {"model_efficiency", learned_json(f.model_efficiency)},
+              {"comm_overlap", learned_json(f.comm_overlap)},
+              {"target_samples", learned_json(f.target_samples)}};
+  if (f.tokens_per_sample) out["tokens_per_sample"] = learned_json(*f.tokens_per_sample);
+  if (f.checkpoint_size) out["checkpoint_size"] = learned_json(*f.checkpoint_size);
+  if (f.checkpoint_interval_s) out["checkpoint_interval_s"] = learned_json(*f.checkpoint_interval_s);
+  return out;
+}
+
+json timeline_json(const JobRecords& records, double micro_batch) {
+  json out = json::array();
+  if (records.ranks.empty()) return out;
+  for (const auto& s : records.ranks.front().value("timeline", json::array())) {
+    const double from_batches = s.value("batch_samples", 0.0);
+    out.push_back({{"step", s.value("step", 0)}, {"phase", s.value("phase", "")}, {"duration_s", s.value("duration_s", 0.0)},
+                   {"data_wait_s", s.value("data_wait_s", 0.0)}, {"backward_s", s.value("backward_s", 0.0)},
+                   {"optimizer_s", s.value("optimizer_s", 0.0)}, {"checkpoint_s", s.value("checkpoint_s", 0.0)},
+                   {"backward_calls", s.value("backward_calls", 0)},
+                   {"samples", from_batches > 0 ? from_batches : micro_batch * s.value("backward_calls", 0.0)}});
+  }
+  return out;
+}
+
+std::vector<Metric> step_metrics(const LearnedJob& job, const JobLoad& load) {
+  std::vector<Metric> metrics;
+  const LearnedTiming& t = job.timing;
+  if (!t.measured_step_s.empty()) {
+    metrics.push_back({"step_time", unit::s, Better::lower, {}, t.measured_step_s});
+    std::vector<double> rate;
+    for (double d : t.measured_step_s) rate.push_back(d > 0 ? t.samples_per_step * job.world_size / d : 0);
+    metrics.push_back({"samples_per_s", unit::samples_per_s, Better::higher, {}, rate});
+    std::vector<double> wait;
+    for (double share : t.data_wait_share_per_step) wait.push_back(100 * share);
+    metrics.push_back({"data_wait_share", unit::percent, Better::lower, {}, wait});
+  }
+  std::vector<double> cpu_pct;
+  for (double c : load.cpu_cores) cpu_pct.push_back(100 * c);
+  if (!cpu_pct.empty()) metrics.push_back({"process_cpu", unit::percent, Better::lower, {{"window", load.window}}, cpu_pct});
+  std::vector<double> read_gbps;
+  for (double r : load.read_bytes_per_s) read_gbps.push_back(r / 1e9);
+  if (!read_gbps.empty()) metrics.push_back({"process_read_bandwidth", unit::gbps, Better::higher, {{"window", load.window}}, read_gbps});
+  return metrics;
+}
+
+Status status_from(const std::string& text) {
+  if (text == "failed") return Status::failed;
+  if (text == "timeout") return Status::timeout;
+  if (text == "interrupted") return Status::interrupted;
+  return Status::ok;
+}
+
+}  // namespace
+
+JobLoad job_load(const JobRun& run) {
+  JobLoad load;
+  const bool window = run.measured_from_s && run.measured_to_s && *run.measured_to_s > *run.measured_from_s;
+  load.window = window ? "measured steps" : "whole job";
+  for (const auto& s : run.samples) {
+    if (window && (s.t_s < *run.measured_from_s || s.t_s > *run.measured_to_s + 0.5)) continue;
+    load.cpu_cores.push_back(s.cpu_cores);
+    if (s.read_bytes_per_s) load.read_bytes_per_s.push_back(*s.read_bytes_per_s);
+  }
+  return load;
+}
+
+json learn_probe_entry(const LearnedJob& job, const JobRun& run, const LearnRunInfo& info) {
+  const JobLoad load = job_load(run);
+  Outcome outcome{status_from(info.status), info.reason};
+  const json params = {{"warmup_steps", job.warmup}, {"measured_steps", job.measured}, {"counted_steps", job.counted},
+                       {"timeout_s", info.timeout_s}};
+  const LearnedTiming& t = job.timing;
+  json details = {
+      {"command", info.command},
+      {"ended_by", run.ended_by},
+      {"exit_code", run.exit_code >= 0 ? json(run.exit_code) : json(nullptr)},
+      {"signal", run.signal ? json(run.signal) : json(nullptr)},
+      {"wall_s", run.wall_s},
+      {"steps_done", job.steps_done},
+      {"steps_needed", job.steps_needed},
+      {"complete", job.complete},
+      {"world_size", job.world_size},
+      {"step_time_s", t.step_time_s},
+      {"samples_per_step_per_rank", t.samples_per_step},
+      {"samples_per_s", t.samples_per_s},
+      {"shares", {{"data_wait", t.shares.data_wait}, {"backward", t.shares.backward}, {"optimizer", t.shares.optimizer},
+                  {"checkpoint", t.shares.checkpoint}, {"forward_and_other", t.shares.other}}},
+      {"timeline", timeline_json(run.records, job.fields.micro_batch.value)},
+      {"learned", job.steps_done > 0 ? fields_json(job.fields) : json::object()},
+      {"distributed", {{"world_size", job.world_size}, {"backend", job.backend}, {"ddp", job.ddp},
+                       {"all_reduce_bytes_per_step", job.all_reduce_bytes_per_step}, {"all_reduce_how", job.all_reduce_how}}},
+      {"compiled", job.compiled},
+      {"load_window", load.window},
+      {"notes", job.notes},
+      {"problems", run.records.problems},
+      {"profile", info.profile_path.empty() ? json(nullptr) : json(info.profile_path)}};
+  if (!run.records.ranks.empty() && run.records.ranks.front()["gpu"].is_object()) details["gpu"] = run.records.ranks.front()["gpu"];
+  if (info.status != "ok") details["last_lines"] = run.last_lines;
+  std::vector<Finding> findings;
+  for (const auto& note : job.notes) findings.push_back({Severity::info, "learn.not_learned", note});
+  return probe_entry(learn_probe_id, outcome, params, run.wall_s, step_metrics(job, load), findings, details);
+}
+
+}  // namespace nodeaudit::learn

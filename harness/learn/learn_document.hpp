@@ -1,0 +1,37 @@
+// A learn run as a result document (results/SCHEMA.md, section "learn"): one probes[] entry with id
+// `learn.job`: the measured steps as metrics (step time, samples/s, data-wait share, the job's CPU
+// and storage reads), and in `info` the per-step timeline, the learned profile fields each with
+// how it was obtained, the communication figures, and how the job ended.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "job_runner.hpp"
+#include "learned_job.hpp"
+
+namespace nodeaudit::learn {
+
+inline constexpr const char* learn_probe_id = "learn.job";
+
+struct LearnRunInfo {
+  std::vector<std::string> command;
+  double timeout_s = 0;
+  std::string status = "ok";  // ok, failed, timeout, interrupted
+  std::string reason;
+  std::string profile_path;   // empty when none was written
+};
+
+nlohmann::json learn_probe_entry(const LearnedJob& job, const JobRun& run, const LearnRunInfo& info);
+
+// CPU (cores busy) and storage reads of the job's processes between the first and last measured step
+// (the whole job when the measured steps were not reached).
+struct JobLoad {
+  std::vector<double> cpu_cores, read_bytes_per_s;
+  std::string window;  // "measured steps" or "whole job"
+};
+JobLoad job_load(const JobRun& run);
+
+}  // namespace nodeaudit::learn

@@ -1,0 +1,23 @@
+// The one-screen summary a learn run ends with (terminal text, or Markdown for --md): the learned
+// figures, where the measured steps went, the job's CPU and reads, what could not be learned, and
+// the next commands to run with the learned profile.
+#pragma once
+
+#include <string>
+
+#include "learn_document.hpp"
+#include "learned_job.hpp"
+
+namespace nodeaudit::learn {
+
+struct SummaryPaths {
+  std::string command_text;
+  std::string result_path;
+  std::string profile_path;  // empty when no profile was written
+  std::string no_profile_reason;
+};
+
+std::string render_learn_summary(const LearnedJob& job, const JobLoad& load, const SummaryPaths& paths);
+std::string render_learn_markdown(const LearnedJob& job, const JobLoad& load, const SummaryPaths& paths);
+
+}  // namespace nodeaudit::learn

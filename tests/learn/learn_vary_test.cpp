@@ -1,0 +1,112 @@
+// `nodeaudit learn --vary` end to end: values interleaved and repeated, the order of two DataLoader
+// worker counts on a loader-bound job (not a speed), an environment variable reaching the job, a
+// value the job fails on kept beside the others, and the settings refused before (or, for a job
+// without a DataLoader, at) the first run.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "learn_test_util.hpp"
+
+namespace nodeaudit::learn::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class LearnVary : public LearnCli {
+ protected:
+  // The job runs with OMP_NUM_THREADS=1 (quick and steady on 2 cores) unless the test varies it.
+  proc::ProcessResult learn_vary(const std::vector<std::string>& flags, const std::vector<std::string>& python_args, bool one_thread = true) {
+    std::vector<std::string> argv{NODEAUDIT_BINARY, "learn", "--out", result_path(), "--warmup", "1", "--steps", "4"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.push_back("--");
+    if (one_thread) argv.insert(argv.end(), {"env", "OMP_NUM_THREADS=1"});
+    argv.push_back(torch_python());
+    argv.insert(argv.end(), python_args.begin(), python_args.end());
+    return proc::run_process(argv);
+  }
+  std::string images() {
+    const std::string dir = dir_ + "/images";
+    if (!fs::exists(dir)) run_python({script("make_jpegs.py"), dir, "16", "32"});
+    return dir;
+  }
+  static nlohmann::json value_entry(const nlohmann::json& entry, const std::string& value) {
+    for (const auto& v : entry["info"]["values"])
+      if (v["value"] == value) return v;
+    ADD_FAILURE() << "no value " << value;
+    return {};
+  }
+};
+
+// Each sample sleeps 5 ms in the dataset (a loader bound by I/O latency, not by these 2 CPUs), so two
+// workers fetch a batch in about half the time of one: the order is certain, the speed is not checked.
+TEST_F(LearnVary, TwoLoaderWorkersBeatOneOnALoaderBoundJob) {
+  TORCH_OR_SKIP();
+  const auto r = learn_vary({"--vary", "num_workers=1,2", "--repeats", "2"}, {script("train_cnn.py"), images(), "--item-sleep-ms", "5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json e = learn_entry();
+  EXPECT_EQ(e["id"], "learn.vary");
+  EXPECT_EQ(e["info"]["runs"].size(), 4u);
+  std::vector<std::string> order;
+  for (const auto& run : e["info"]["runs"]) order.push_back(run["value"]);
+  EXPECT_EQ(order, (std::vector<std::string>{"1", "2", "1", "2"})) << "interleaved";
+  EXPECT_EQ(value_entry(e, "1")["verdict"], "baseline");
+  EXPECT_EQ(value_entry(e, "2")["verdict"], "better") << e["info"].dump(1);
+  EXPECT_EQ(e["info"]["best"], "2");
+  EXPECT_LT(value_entry(e, "2")["median"].get<double>(), value_entry(e, "1")["median"].get<double>());
+  EXPECT_NE(r.out.find("best: num_workers=2"), std::string::npos) << r.out;
+}
+
+TEST_F(LearnVary, AnEnvironmentVariableReachesTheJob) {
+  TORCH_OR_SKIP();
+  const auto r = learn_vary({"--vary", "env:OMP_NUM_THREADS=1,2", "--repeats", "1"}, {script("train_cnn.py"), images(), "--workers", "0"}, false);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("threads 1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("threads 2\n"), std::string::npos) << r.out;
+  EXPECT_EQ(value_entry(learn_entry(), "2")["verdict"], "not judged (one repeat: no spread)");
+}
+
+TEST_F(LearnVary, AValueTheJobFailsOnIsReportedAndTheOthersKept) {
+  TORCH_OR_SKIP();
+  // prefetch_factor needs worker processes: the job's DataLoader refuses num_workers=0.
+  const auto r = learn_vary({"--vary", "num_workers=1,0", "--repeats", "1"}, {script("train_cnn.py"), images(), "--prefetch", "2"});
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  const nlohmann::json e = learn_entry();
+  EXPECT_EQ(e["status"], "failed");
+  const auto failures = value_entry(e, "0")["failures"];
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].get<std::string>().find("exited with code 1"), std::string::npos) << failures;
+  EXPECT_NE(failures[0].get<std::string>().find("prefetch_factor"), std::string::npos) << failures;
+  EXPECT_GT(value_entry(e, "1")["median"].get<double>(), 0);
+}
+
+TEST_F(LearnVary, ADataLoaderSettingOnAJobWithoutOneIsRefused) {
+  TORCH_OR_SKIP();
+  const std::string tokens = write_token_file(65536);
+  const auto r = learn_vary({"--vary", "num_workers=0,2"}, {script("train_gpt.py"), tokens});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("nodeaudit: --vary num_workers: the job makes no torch DataLoader"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(result_path()));
+}
+
+TEST_F(LearnVary, BadSettingsAreRefusedBeforeAnythingRuns) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--vary", "workers=1,2"}, "nodeaudit: --vary workers=1,2: unknown setting 'workers'; accepted: num_workers, prefetch_factor, batch_size, pin_memory, persistent_workers, env:NAME\n"},
+      {{"--vary", "num_workers=4"}, "nodeaudit: --vary num_workers=4: give at least two values to compare, e.g. num_workers=1,2\n"},
+      {{"--vary", "num_workers=2,many"}, "nodeaudit: --vary num_workers=many: 'many' is not a whole number from 0 to 4096\n"},
+      {{"--vary", "pin_memory=true,yes"}, "nodeaudit: --vary pin_memory=yes: 'yes' is not true or false\n"},
+      {{"--vary", "num_workers=1,2", "--repeats", "0"}, "nodeaudit: --repeats 0: must be a whole number from 1 to 20\n"},
+  };
+  for (const auto& [flags, expected] : cases) {
+    std::vector<std::string> argv{NODEAUDIT_BINARY, "learn", "--out", result_path()};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.insert(argv.end(), {"--", "python3", "train.py"});
+    const auto r = proc::run_process(argv);
+    EXPECT_EQ(r.exit_code, 2) << flags[1];
+    EXPECT_EQ(r.err, expected);
+    EXPECT_FALSE(fs::exists(result_path()));
+  }
+}
+
+}  // namespace
+}  // namespace nodeaudit::learn::test
