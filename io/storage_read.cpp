@@ -61,7 +61,7 @@ Outcome prepare_file(ProbeContext& ctx, const StorageTarget& target, ReadSetup& 
   GenerateResult g = generate_dataset(target.path, spec, ctx.settings().keep_data, [&] { return ctx.should_stop(); });
   if (g.interrupted) return Outcome::interrupted();
   if (!g.error.empty()) return g.out_of_space ? Outcome::bad_input(g.error) : Outcome::failed(g.error);
-  ctx.info()["generated"] = {{"dir", g.data->dir()}, {"reused", g.data->reused()}};
+  ctx.info()["generated"] = describe_generated(g);
   setup.file = g.data->files().front();
   setup.region_bytes = size;
   setup.pattern_seed = file_seed(spec, 0);
