@@ -1,6 +1,7 @@
 #include "runner.hpp"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,13 +12,16 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "disturbance.hpp"
 #include "nvml.hpp"
+#include "owned_dir.hpp"
 #include "result.hpp"
 #include "telemetry.hpp"
 
@@ -32,12 +36,22 @@ double seconds_since(clock_type::time_point start) {
   return std::chrono::duration<double>(clock_type::now() - start).count();
 }
 
-std::string make_temp_path() {
+// The child's result file goes in a scratch directory owned by this process: if this process is
+// killed, the child removes it on its way out, or the next run does (owned_dir.hpp).
+std::string temp_parent() {
   const char* tmpdir = std::getenv("TMPDIR");
-  std::string path = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/nodeaudit-probe-XXXXXX";
-  const int fd = mkstemp(path.data());
-  if (fd >= 0) close(fd);
-  return path;
+  return tmpdir && *tmpdir ? tmpdir : "/tmp";
+}
+
+// Where a probe may have left scratch data of its own: --data-dir, a --path that is a directory,
+// and the temporary directory (host.dataloader's scratch).
+std::vector<std::string> scratch_places(const std::map<std::string, std::string>& param_texts, const RunSettings& settings) {
+  std::vector<std::string> places{temp_parent()};
+  if (!settings.data_dir.empty()) places.push_back(settings.data_dir);
+  std::error_code ec;
+  if (const auto path = param_texts.find("path"); path != param_texts.end() && std::filesystem::is_directory(path->second, ec))
+    places.push_back(path->second);
+  return places;
 }
 
 std::optional<nlohmann::json> read_child_output(const std::string& path) {
@@ -163,7 +177,11 @@ nlohmann::json run_probe_isolated(const ProbeSpec& spec, const std::map<std::str
     return entry_without_figures(spec.id, Status::skipped, "not built (" + spec.not_built_reason.value_or("?") + ")",
                                  params.to_json(), 0);
 
-  const std::string out_path = make_temp_path();
+  std::string scratch_error;
+  const std::string scratch = make_owned_dir(temp_parent(), "nodeaudit-probe", scratch_error);
+  if (scratch.empty())
+    return entry_without_figures(spec.id, Status::failed, "could not start the probe process: " + scratch_error, params.to_json(), 0);
+  const std::string out_path = scratch + "/entry.json";
   std::vector<std::string> args = {options.self_exe, "probe", spec.id, "--child-out", out_path,
                                    "--settings", options.settings.to_json().dump(),
                                    "--deadline-s", fmt::format("{}", deadline_s)};
@@ -184,7 +202,14 @@ nlohmann::json run_probe_isolated(const ProbeSpec& spec, const std::map<std::str
 
   nlohmann::json entry;
   auto output = read_child_output(out_path);
-  std::filesystem::remove(out_path);
+  std::error_code ec;
+  std::filesystem::remove_all(scratch, ec);
+  // A child that died by a signal or was killed at its deadline could not remove its data: its
+  // scratch directories name it as owner, and it is gone now.
+  std::vector<std::string> removed;
+  if (pid > 0)
+    for (const auto& place : scratch_places(param_texts, options.settings))
+      for (auto& dir : remove_abandoned_dirs(place)) removed.push_back(std::move(dir));
   if (pid <= 0) {
     entry = entry_without_figures(spec.id, Status::failed, "could not start the probe process: " + std::string(std::strerror(errno)),
                                   params.to_json(), duration_s);
@@ -210,6 +235,10 @@ nlohmann::json run_probe_isolated(const ProbeSpec& spec, const std::map<std::str
                                   params.to_json(), duration_s);
   }
   entry["duration_s"] = duration_s;
+  if (!removed.empty()) {
+    if (!entry.contains("info") || !entry["info"].is_object()) entry["info"] = nlohmann::json::object();
+    entry["info"]["removed_after_end"] = removed;
+  }
   const auto rows = sampler.rows();
   const std::string note = options.nvml && !options.nvml->available() ? "no GPU telemetry: " + options.nvml->why_unavailable() : "";
   entry["telemetry"] = summarize_telemetry(rows, options.telemetry_interval_s, note);
@@ -221,6 +250,33 @@ nlohmann::json run_probe_isolated(const ProbeSpec& spec, const std::map<std::str
   }
   if (!options.telemetry_csv.empty()) append_telemetry_csv(options.telemetry_csv, spec.id, rows);
   return entry;
+}
+
+void die_with_parent(const std::string& child_out, double grace_s) {
+  const std::string dir = std::filesystem::path(child_out).parent_path().string();
+  const std::optional<long long> parent = owner_pid(dir);
+  if (!parent) return;
+  // SIGTERM sets the cancel flag the probe polls: it stops, removes its data and returns.
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != *parent) kill(getpid(), SIGTERM);  // gone before the line above took effect
+  // The bound: a probe that does not return within the grace (a hung call) ends anyway; the next
+  // run removes what it left.
+  std::thread([dir, parent = *parent, grace_s] {
+    while (getppid() == parent) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::duration<double>(grace_s));
+    remove_if_abandoned(dir);
+    _exit(1);
+  }).detach();
+}
+
+void write_child_entry(const std::string& child_out, const std::string& text) {
+  const std::string dir = std::filesystem::path(child_out).parent_path().string();
+  const std::optional<long long> parent = owner_pid(dir);
+  if (parent && getppid() != *parent) {
+    remove_if_abandoned(dir);  // no one will read it
+    return;
+  }
+  write_file_atomic(child_out, text, false);
 }
 
 }  // namespace nodeaudit

@@ -196,6 +196,7 @@ int execute(RunInvocation& inv) {
   const OutPath out = writes ? resolve_out_path(inv.common.out, "results", host_name()) : OutPath{};
   if (writes && !inv.telemetry_out.empty() && std::filesystem::exists(inv.telemetry_out))
     throw UsageError("--telemetry-out " + inv.telemetry_out, "already exists; nodeaudit never overwrites a file");
+  if (writes) remove_abandoned_scratch(settings.data_dir);
   const bool json_out = inv.common.format == "json";
   // Under an MPI launcher stdout/stderr may be terminals the launcher forwards into a log: no live line.
   const bool live = writes && !json_out && !mpi_rank && stderr_is_tty();
