@@ -187,6 +187,7 @@ ProbeSpec storage_checkpoint_spec(BeforeRestoreCheck before_restore_check) {
       direct_param(),
   };
   spec.body = [hook = std::move(before_restore_check)](ProbeContext& ctx) { return measure_storage_checkpoint(ctx, hook); };
+  spec.check_places = places_check(true);
   spec.deadline_s = [](const ParamValues& p, Level level) {
     const double reps = level == Level::soak ? 5 : 3;
     // Two shard counts, each rep writes and reads the checkpoint; assume at least 50 MB/s.

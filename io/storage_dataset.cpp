@@ -143,6 +143,7 @@ ProbeSpec make_spec() {
       sqpoll_param(),
   };
   spec.body = measure_storage_dataset;
+  spec.check_places = places_check(true);
   spec.deadline_s = [](const ParamValues& p, Level level) {
     const double bytes = static_cast<double>(p.integer("samples")) * static_cast<double>(p.size_bytes("sample-size"));
     const double per_count = level == Level::soak ? 600 : level == Level::standard ? 120 : 30;

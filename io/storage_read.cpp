@@ -215,6 +215,7 @@ ProbeSpec make_spec() {
       iopoll_param(),
   };
   spec.body = measure_storage_read;
+  spec.check_places = places_check(false);
   spec.deadline_s = [](const ParamValues& p, Level) {
     return 60 + 3 * p.duration_s("runtime") + static_cast<double>(p.size_bytes("size")) / 50e6;
   };

@@ -67,6 +67,9 @@ std::vector<report::NodeInput> load_inputs(const ReportCliOptions& o) {
   std::vector<report::NodeInput> inputs;
   std::set<std::string> used_keys, node_names;
   for (std::size_t i = 0; i < o.results.size(); ++i) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(o.results[i], ec))
+      throw UsageError(o.results[i], "is a directory; give result files, or --fleet to read every result in a directory");
     report::NodeInput input{name_for(o.results[i], i, names, o.redact, used_keys), o.results[i], load_result_file(o.results[i]), {}};
     if (!node_names.insert(input.name).second)
       throw UsageError("node name '" + input.name + "'", "given to two results; name them apart with --name FILE=NAME");

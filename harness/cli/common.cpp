@@ -131,6 +131,8 @@ OutPath resolve_out_path(const std::string& out, const std::string& default_dir,
   }
   if (out.back() == '/') throw UsageError("--out " + out, "directory does not exist; " + missing_dir_hint(out, container));
   const fs::path parent = fs::path(out).has_parent_path() ? fs::path(out).parent_path() : fs::path(".");
+  if (fs::exists(parent, ec) && !fs::is_directory(parent, ec))
+    throw UsageError("--out " + out, parent.string() + " is a file, not a directory; give a directory, or a new file name in an existing directory");
   if (!fs::is_directory(parent, ec))
     throw UsageError("--out " + out, "directory " + parent.string() + " does not exist; " + missing_dir_hint(parent.string(), container));
   if (fs::exists(out, ec)) throw UsageError("--out " + out, "already exists; nodeaudit never overwrites a file");

@@ -39,6 +39,7 @@
 #include "nvml.hpp"
 #include "process_group.hpp"
 #include "registry.hpp"
+#include "storage_target.hpp"
 #include "harness/score/score.hpp"
 #include "units.hpp"
 
@@ -220,6 +221,7 @@ ProbeSpec make_spec() {
                 .help = "Sample files to generate (at least (2 + timed batches) x batch)", .min = 1, .max = 10000000},
   };
   spec.body = measure_dataloader;
+  spec.check_places = io::places_check(true, false);
   spec.deadline_s = [](const ParamValues&, Level level) {
     return level == Level::quick ? 600.0 : level == Level::standard ? 1800.0 : 7200.0;
   };
