@@ -137,7 +137,10 @@ Outcome measure_dataloader(ProbeContext& ctx) {
   const ParamValues& p = ctx.params();
   const std::string python = p.text("python");
   std::string python_path;
-  if (auto bad = find_python(python, python_path)) return Outcome::bad_input(*bad);
+  if (auto bad = find_python(python, python_path)) {
+    const PythonRefusal refusal = python_refusal(python, *bad, p.given("python"));
+    return refusal.bad_input ? Outcome::bad_input(refusal.reason) : Outcome::skipped(refusal.reason);
+  }
   std::vector<int> asked;
   if (auto bad = parse_worker_list(p.text("workers"), asked)) return Outcome::bad_input("--workers " + *bad);
   const std::string script = loader_script_path();
