@@ -152,6 +152,14 @@ bool remove_if_abandoned(const std::string& dir) {
   return !ec;
 }
 
+bool remove_if_owned_by(const std::string& dir, long long pid) {
+  const auto owner = is_real_directory(dir) ? read_marker(dir) : std::nullopt;
+  if (!owner || owner->pid != pid) return false;
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  return !ec;
+}
+
 std::vector<std::string> remove_abandoned_dirs(const std::string& parent) {
   std::vector<std::string> candidates, removed;
   std::error_code ec;

@@ -31,6 +31,9 @@ bool is_abandoned_dir(const std::string& dir);
 
 // Removes `dir` (and everything in it) when it is abandoned; true when it was removed.
 bool remove_if_abandoned(const std::string& dir);
+// Removes `dir` when its marker names process `pid` (known to be gone by the caller, which may see
+// it before the kernel has finished ending it); true when it was removed.
+bool remove_if_owned_by(const std::string& dir, long long pid);
 
 // The abandoned directories directly under `parent` whose names begin with "nodeaudit-": removed;
 // returns what was removed, for the user to be told.

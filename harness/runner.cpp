@@ -264,7 +264,7 @@ void die_with_parent(const std::string& child_out, double grace_s) {
   std::thread([dir, parent = *parent, grace_s] {
     while (getppid() == parent) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     std::this_thread::sleep_for(std::chrono::duration<double>(grace_s));
-    remove_if_abandoned(dir);
+    remove_if_owned_by(dir, parent);
     _exit(1);
   }).detach();
 }
@@ -273,7 +273,7 @@ void write_child_entry(const std::string& child_out, const std::string& text) {
   const std::string dir = std::filesystem::path(child_out).parent_path().string();
   const std::optional<long long> parent = owner_pid(dir);
   if (parent && getppid() != *parent) {
-    remove_if_abandoned(dir);  // no one will read it
+    remove_if_owned_by(dir, *parent);  // no one will read it
     return;
   }
   write_file_atomic(child_out, text, false);
