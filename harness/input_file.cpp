@@ -30,7 +30,8 @@ std::string kind_of(const struct stat& st) {
 }
 
 std::string too_large(std::uint64_t max_bytes) {
-  return fmt::format("nodeaudit reads at most {} here (larger is not a nodeaudit file)", format_bytes(static_cast<double>(max_bytes)));
+  return fmt::format("nodeaudit reads at most {} here (larger is not a nodeaudit file)",
+                     format_bytes(static_cast<double>(max_bytes)));
 }
 
 struct Fd {
@@ -49,7 +50,9 @@ std::string read_all(int fd, const std::string& what, std::uint64_t max_bytes) {
     if (n < 0) throw UsageError(what, fmt::format("cannot be read: {}", std::strerror(errno)));
     if (n == 0) return text;
     text.append(buf.data(), static_cast<std::size_t>(n));
-    if (text.size() > max_bytes) throw UsageError(what, "holds more than " + format_bytes(static_cast<double>(max_bytes)) + "; " + too_large(max_bytes));
+    if (text.size() > max_bytes)
+      throw UsageError(what,
+                       "holds more than " + format_bytes(static_cast<double>(max_bytes)) + "; " + too_large(max_bytes));
   }
 }
 
@@ -73,9 +76,11 @@ std::string read_input_file(const std::string& path, const std::string& what, st
   struct stat st {};
   if (fstat(file.fd, &st) != 0) throw UsageError(what, fmt::format("cannot be read: {}", std::strerror(errno)));
   if (!S_ISREG(st.st_mode))
-    throw UsageError(what, fmt::format("is {}; nodeaudit reads only regular files here (or - for standard input)", kind_of(st)));
+    throw UsageError(
+        what, fmt::format("is {}; nodeaudit reads only regular files here (or - for standard input)", kind_of(st)));
   if (static_cast<std::uint64_t>(st.st_size) > max_bytes)
-    throw UsageError(what, fmt::format("is {}; {}", format_bytes(static_cast<double>(st.st_size)), too_large(max_bytes)));
+    throw UsageError(what,
+                     fmt::format("is {}; {}", format_bytes(static_cast<double>(st.st_size)), too_large(max_bytes)));
   fcntl(file.fd, F_SETFL, fcntl(file.fd, F_GETFL) & ~O_NONBLOCK);
   return read_all(file.fd, what, max_bytes);
 }
@@ -109,9 +114,11 @@ nlohmann::json parse_json_input(const std::string& text, const std::string& what
   try {
     return nlohmann::json::parse(text, track);
   } catch (const JsonDepthError&) {
-    throw UsageError(what, fmt::format("nests deeper than {} levels at {}; not a nodeaudit document", max_json_depth, field()));
+    throw UsageError(
+        what, fmt::format("nests deeper than {} levels at {}; not a nodeaudit document", max_json_depth, field()));
   } catch (const nlohmann::json::out_of_range&) {
-    throw UsageError(what, fmt::format("field {} holds a number out of range; accepted: finite numbers within ±1.7e308", field()));
+    throw UsageError(
+        what, fmt::format("field {} holds a number out of range; accepted: finite numbers within ±1.7e308", field()));
   } catch (const nlohmann::json::parse_error& e) {
     throw UsageError(what, fmt::format("is not valid JSON (truncated or corrupt?) at byte {}", e.byte));
   } catch (const nlohmann::json::exception& e) {

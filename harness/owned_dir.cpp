@@ -67,7 +67,10 @@ Owner this_process() {
 }
 
 nlohmann::json to_json(const Owner& o) {
-  return {{"schema", owner_schema}, {"pid", o.pid}, {"start_ticks", o.start_ticks}, {"boot_id", o.boot_id},
+  return {{"schema", owner_schema},
+          {"pid", o.pid},
+          {"start_ticks", o.start_ticks},
+          {"boot_id", o.boot_id},
           {"pid_namespace", o.pid_namespace}};
 }
 
@@ -76,7 +79,8 @@ nlohmann::json to_json(const Owner& o) {
 std::optional<Owner> read_marker(const std::string& dir) {
   const std::string path = (fs::path(dir) / owner_marker_name).string();
   struct stat st {};
-  if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > static_cast<off_t>(max_marker_bytes)) return std::nullopt;
+  if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > static_cast<off_t>(max_marker_bytes))
+    return std::nullopt;
   std::ifstream in(path);
   try {
     const nlohmann::json j = nlohmann::json::parse(in);

@@ -30,12 +30,14 @@ bool is_token(const std::string& s) {
 std::optional<nlohmann::json> read_own_manifest(const std::string& dir) {
   const std::string path = (fs::path(dir) / manifest_name).string();
   struct stat st {};
-  if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > static_cast<off_t>(max_manifest_bytes)) return std::nullopt;
+  if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > static_cast<off_t>(max_manifest_bytes))
+    return std::nullopt;
   std::ifstream in(path);
   try {
     nlohmann::json m = nlohmann::json::parse(in);
     if (!m.is_object() || m.value("schema", "") != manifest_schema) return std::nullopt;
-    if (!m.contains("token") || !m["token"].is_string() || !is_token(m["token"].get<std::string>())) return std::nullopt;
+    if (!m.contains("token") || !m["token"].is_string() || !is_token(m["token"].get<std::string>()))
+      return std::nullopt;
     if (!m.contains("file_count") || !m["file_count"].is_number_unsigned()) return std::nullopt;
     if (!m.contains("file_bytes") || !m["file_bytes"].is_number_unsigned()) return std::nullopt;
     return m;
@@ -64,11 +66,13 @@ bool holds_only_listed_files(const std::string& dir, std::uint64_t file_count) {
 
 }  // namespace
 
-std::string dataset_file_name(std::uint64_t index) { return fmt::format("f{:07}.bin", index); }
+std::string dataset_file_name(std::uint64_t index) {
+  return fmt::format("f{:07}.bin", index);
+}
 
 nlohmann::json manifest_of(const DatasetSpec& spec, const std::string& token) {
-  return {{"schema", manifest_schema}, {"token", token},         {"name", spec.name},
-          {"file_count", spec.file_count}, {"file_bytes", spec.file_bytes}, {"seed", spec.seed}};
+  return {{"schema", manifest_schema},     {"token", token},   {"name", spec.name}, {"file_count", spec.file_count},
+          {"file_bytes", spec.file_bytes}, {"seed", spec.seed}};
 }
 
 std::string new_dataset_token() {

@@ -10,7 +10,9 @@
 
 namespace nodeaudit::test_files {
 
-inline std::string fixture(const std::string& name) { return std::string(NODEAUDIT_FIXTURES) + "/" + name; }
+inline std::string fixture(const std::string& name) {
+  return std::string(NODEAUDIT_FIXTURES) + "/" + name;
+}
 
 inline std::string read_text(const std::string& path) {
   std::ifstream in(path);

@@ -49,11 +49,31 @@ std::vector<std::string> fixtures(const std::string& dir, const std::string& ext
   return texts;
 }
 
-const std::vector<std::string> json_tokens = {"1e999", "-1e999", "1e308", "-1e308", "18446744073709551616", "-9223372036854775809",
-                                              "NaN", "null", "\"\"", "[", "]", "{", "}", ",", ":", "-0", "0", "true",
-                                              "\"\\ud800\"", "[[[[[[[[[[", "1e-400", "\"x\""};
-const std::vector<std::string> toml_tokens = {"1e308", "1e999", "inf", "nan", "-1", "0", "99999999999999999999", "\"", "[",
-                                              "]", "=", "\n[x]\n", "\n[model]\n", "1e-400", "\"1e308B\"", "\"99999999EiB\"", "-inf"};
+const std::vector<std::string> json_tokens = {"1e999",
+                                              "-1e999",
+                                              "1e308",
+                                              "-1e308",
+                                              "18446744073709551616",
+                                              "-9223372036854775809",
+                                              "NaN",
+                                              "null",
+                                              "\"\"",
+                                              "[",
+                                              "]",
+                                              "{",
+                                              "}",
+                                              ",",
+                                              ":",
+                                              "-0",
+                                              "0",
+                                              "true",
+                                              "\"\\ud800\"",
+                                              "[[[[[[[[[[",
+                                              "1e-400",
+                                              "\"x\""};
+const std::vector<std::string> toml_tokens = {
+    "1e308", "1e999", "inf",     "nan",         "-1",     "0",          "99999999999999999999", "\"",  "[",
+    "]",     "=",     "\n[x]\n", "\n[model]\n", "1e-400", "\"1e308B\"", "\"99999999EiB\"",      "-inf"};
 
 // One to four mutations of `text`, drawn from `rng`.
 std::string mutate(std::string text, std::mt19937_64& rng, const std::vector<std::string>& tokens) {
@@ -122,7 +142,8 @@ TEST(FuzzInputs, MutatedResultsAreReadOrRefusedInProcess) {
     } catch (const nlohmann::json::exception&) {
       ++refused;
     } catch (const std::exception& e) {
-      const std::string kept = (fs::temp_directory_path() / fmt::format("nodeaudit-fuzz-result-{}.json", tried)).string();
+      const std::string kept =
+          (fs::temp_directory_path() / fmt::format("nodeaudit-fuzz-result-{}.json", tried)).string();
       std::ofstream(kept, std::ios::binary) << text;
       FAIL() << "mutant " << tried << " (kept in " << kept << ") escaped as " << e.what();
     }
@@ -180,15 +201,22 @@ TEST(FuzzInputs, MutatedInputsThroughTheCommandsExitTwoWithOneLine) {
   std::mt19937_64 rng(424242);
   const auto start = std::chrono::steady_clock::now();
   int tried = 0;
-  for (; std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget_s() && !HasFailure(); ++tried) {
-    const std::string result = scratch.write("r.json", mutate(results[static_cast<std::size_t>(tried) % results.size()], rng, json_tokens));
-    const std::string profile = scratch.write("p.toml", mutate(profiles[static_cast<std::size_t>(tried) % profiles.size()], rng, toml_tokens));
+  for (; std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget_s() && !HasFailure();
+       ++tried) {
+    const std::string result =
+        scratch.write("r.json", mutate(results[static_cast<std::size_t>(tried) % results.size()], rng, json_tokens));
+    const std::string profile =
+        scratch.write("p.toml", mutate(profiles[static_cast<std::size_t>(tried) % profiles.size()], rng, toml_tokens));
     const std::string seed = fmt::format("mutant {} of seed 424242", tried);
     switch (tried % 4) {
-      case 0: expect_read_or_refused(proc::run_nodeaudit({"score", result, "--profile", "llm-finetune-7b"}), "score " + seed); break;
+      case 0:
+        expect_read_or_refused(proc::run_nodeaudit({"score", result, "--profile", "llm-finetune-7b"}), "score " + seed);
+        break;
       case 1: expect_read_or_refused(proc::run_nodeaudit({"compare", baseline, result}), "compare " + seed); break;
       case 2: expect_read_or_refused(proc::run_nodeaudit({"report", result}), "report " + seed); break;
-      default: expect_read_or_refused(proc::run_nodeaudit({"score", balanced, "--profile", profile}), "score --profile " + seed);
+      default:
+        expect_read_or_refused(proc::run_nodeaudit({"score", balanced, "--profile", profile}),
+                               "score --profile " + seed);
     }
   }
   EXPECT_GT(tried, 4) << "too few mutants in the time given";

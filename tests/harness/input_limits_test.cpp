@@ -21,8 +21,9 @@ namespace fs = std::filesystem;
 
 // balanced.json with its first metric median replaced by `number`.
 std::string result_with_median(const TempDir& dir, const std::string& number) {
-  const std::string text = std::regex_replace(read_text(fixture("results/balanced.json")), std::regex(R"("median": [0-9.]+)"),
-                                              "\"median\": " + number, std::regex_constants::format_first_only);
+  const std::string text =
+      std::regex_replace(read_text(fixture("results/balanced.json")), std::regex(R"("median": [0-9.]+)"),
+                         "\"median\": " + number, std::regex_constants::format_first_only);
   return dir.write("overflow.json", text);
 }
 
@@ -52,8 +53,10 @@ TEST(InputLimits, DevicesAndFifosAreRefusedAtOnce) {
   const std::string fifo = dir.path + "/pipe.json";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   const auto start = std::chrono::steady_clock::now();
-  expect_one_line_usage_error(run_nodeaudit({"report", "/dev/zero"}), "/dev/zero: is a character device; nodeaudit reads only regular files");
-  expect_one_line_usage_error(run_nodeaudit({"score", "/dev/urandom", "--profile", "llm-finetune-7b"}), "/dev/urandom: is a character device");
+  expect_one_line_usage_error(run_nodeaudit({"report", "/dev/zero"}),
+                              "/dev/zero: is a character device; nodeaudit reads only regular files");
+  expect_one_line_usage_error(run_nodeaudit({"score", "/dev/urandom", "--profile", "llm-finetune-7b"}),
+                              "/dev/urandom: is a character device");
   expect_one_line_usage_error(run_nodeaudit({"compare", fixture("results/balanced.json"), fifo}), fifo + ": is a FIFO");
   expect_one_line_usage_error(run_nodeaudit({"score", fixture("results/balanced.json"), "--profile", "/dev/zero"}),
                               "profile '/dev/zero': is a character device");
@@ -70,9 +73,11 @@ TEST(InputLimits, AFileLargerThanTheLimitIsRefusedSayingTheLimit) {
 }
 
 TEST(InputLimits, DashReadsTheResultFromStandardInput) {
-  const std::string command = std::string(NODEAUDIT_BINARY) + " score - --profile llm-finetune-7b --format json < " + fixture("results/balanced.json");
+  const std::string command = std::string(NODEAUDIT_BINARY) + " score - --profile llm-finetune-7b --format json < " +
+                              fixture("results/balanced.json");
   const auto piped = proc::run_process({"/bin/sh", "-c", command});
-  const auto direct = run_nodeaudit({"score", fixture("results/balanced.json"), "--profile", "llm-finetune-7b", "--format", "json"});
+  const auto direct =
+      run_nodeaudit({"score", fixture("results/balanced.json"), "--profile", "llm-finetune-7b", "--format", "json"});
   EXPECT_LE(piped.exit_code, 1) << piped.err;
   EXPECT_EQ(piped.exit_code, direct.exit_code) << piped.err;
   EXPECT_EQ(piped.out, direct.out);

@@ -23,7 +23,8 @@ TEST(Places, ThoseThatCannotBeUsedAreNamedForWhatTheyAre) {
   expect_one_line_usage_error(run_nodeaudit({"report", fixture("results")}),
                               fixture("results") + ": is a directory; give result files, or --fleet");
   const auto watch = run_nodeaudit({"watch", "--duration", "100ms"});
-  expect_one_line_usage_error(watch, "--duration 100ms: is shorter than the time between samples (--interval 1s by default)");
+  expect_one_line_usage_error(watch,
+                              "--duration 100ms: is shorter than the time between samples (--interval 1s by default)");
 }
 
 // What `probe storage.read --data-dir X` says is what `run` says, before its first probe.

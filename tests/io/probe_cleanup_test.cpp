@@ -23,7 +23,8 @@ using clock_type = std::chrono::steady_clock;
 std::vector<std::string> entries(const std::string& dir) {
   std::vector<std::string> names;
   std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) names.push_back(it->path().filename().string());
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    names.push_back(it->path().filename().string());
   return names;
 }
 
@@ -49,7 +50,8 @@ pid_t child_of(pid_t parent, const std::string& needle) {
     char state = 0;
     long ppid = 0;
     if (std::sscanf(stat.c_str() + close + 1, " %c %ld", &state, &ppid) != 2 || ppid != parent) continue;
-    if (read_text("/proc/" + name + "/cmdline").find(needle) != std::string::npos) return static_cast<pid_t>(std::stol(name));
+    if (read_text("/proc/" + name + "/cmdline").find(needle) != std::string::npos)
+      return static_cast<pid_t>(std::stol(name));
   }
   return 0;
 }
@@ -86,7 +88,8 @@ struct KillOutcome {
 
 // `run --only PROBE` with its own TMPDIR; as soon as the probe's data directory appears, kill -9
 // the probe child (or the run itself).
-KillOutcome kill_during(const KillCase& c, const std::string& data_dir, const std::string& tmp_dir, const std::string& out) {
+KillOutcome kill_during(const KillCase& c, const std::string& data_dir, const std::string& tmp_dir,
+                        const std::string& out) {
   KillOutcome k;
   proc::Trigger trigger;
   trigger.action = [&](pid_t run_pid) {
@@ -99,8 +102,8 @@ KillOutcome kill_during(const KillCase& c, const std::string& data_dir, const st
     if (wait_until(10, [&] { return gone(k.child); }))
       k.child_gone_after_s = std::chrono::duration<double>(clock_type::now() - killed_at).count();
   };
-  k.run = proc::run_process({"/usr/bin/env", "TMPDIR=" + tmp_dir, NODEAUDIT_BINARY, "run", "--only", c.probe, "--data-dir", data_dir,
-                             "--out", out, "--format", "json"},
+  k.run = proc::run_process({"/usr/bin/env", "TMPDIR=" + tmp_dir, NODEAUDIT_BINARY, "run", "--only", c.probe,
+                             "--data-dir", data_dir, "--out", out, "--format", "json"},
                             trigger);
   return k;
 }
@@ -129,7 +132,9 @@ void expect_nothing_left(const KillCase& c) {
   fs::remove(out, ec);
 }
 
-TEST(ProbeCleanup, KillNineOfADatasetProbeLeavesNoData) { expect_nothing_left({"storage.dataset", "nodeaudit-dataset-", false}); }
+TEST(ProbeCleanup, KillNineOfADatasetProbeLeavesNoData) {
+  expect_nothing_left({"storage.dataset", "nodeaudit-dataset-", false});
+}
 
 TEST(ProbeCleanup, KillNineOfACheckpointProbeLeavesNoData) {
   expect_nothing_left({"storage.checkpoint", "nodeaudit-checkpoint-", false});
@@ -164,8 +169,11 @@ TEST(ProbeCleanup, ALaterRunRemovesScratchWhoseOwnerIsGoneAndSaysSo) {
   fs::create_directory(users);
   std::ofstream(users + "/keep.txt") << "mine";
   const std::string out = data.path + "/result.json";
-  const auto r = proc::run_process({NODEAUDIT_BINARY, "run", "--only", "host.config", "--data-dir", data.path, "--out", out});
-  EXPECT_NE(r.err.find("removed " + stale + ": scratch data left by a nodeaudit process that is gone"), std::string::npos) << r.err;
+  const auto r =
+      proc::run_process({NODEAUDIT_BINARY, "run", "--only", "host.config", "--data-dir", data.path, "--out", out});
+  EXPECT_NE(r.err.find("removed " + stale + ": scratch data left by a nodeaudit process that is gone"),
+            std::string::npos)
+      << r.err;
   EXPECT_FALSE(fs::exists(stale));
   EXPECT_TRUE(fs::exists(users + "/keep.txt")) << "no owner marker: not nodeaudit's";
 }

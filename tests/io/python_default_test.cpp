@@ -22,8 +22,9 @@ TEST(PythonDefault, AMissingDefaultInterpreterIsASkipWithTheReason) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto entry = nlohmann::json::parse(r.out)["probes"][0];
   EXPECT_EQ(entry["status"], "skipped");
-  EXPECT_EQ(entry["reason"], "no Python interpreter: the default --python python3 is not on PATH; give --python with the "
-                             "interpreter of the training's environment");
+  EXPECT_EQ(entry["reason"],
+            "no Python interpreter: the default --python python3 is not on PATH; give --python with the "
+            "interpreter of the training's environment");
 }
 
 TEST(PythonDefault, AMissingInterpreterTheUserGaveIsBadInput) {

@@ -29,10 +29,14 @@ std::string sha256_of(const std::string& path) {
   return out.substr(0, 64);
 }
 
-void write_text(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
 
 CliResult keep_data_read(const std::string& data_dir) {
-  return run_cli("probe storage.read --format json --keep-data --size 16MiB --runtime 0.2s --repetitions 2 --data-dir " + data_dir);
+  return run_cli(
+      "probe storage.read --format json --keep-data --size 16MiB --runtime 0.2s --repetitions 2 --data-dir " +
+      data_dir);
 }
 
 // The user's folder named as nodeaudit's kept set, with an empty manifest and a thesis in it.
@@ -78,7 +82,8 @@ TEST(UserFiles, KeepDataLeavesItsOwnManifestBesideAUsersFile) {
   ASSERT_EQ(g.error, "");
   EXPECT_EQ(g.data->dir(), kept.string() + "-2");
   EXPECT_EQ(sha256_of((kept / "notes.txt").string()), sum);
-  EXPECT_EQ(fs::file_size(kept / "f0000001.bin"), 10u) << "the folder holding a user's file is not nodeaudit's to change";
+  EXPECT_EQ(fs::file_size(kept / "f0000001.bin"), 10u)
+      << "the folder holding a user's file is not nodeaudit's to change";
 }
 
 TEST(UserFiles, KeepDataLeavesASymlinkOfTheSetsNameAndWhatItPointsTo) {
