@@ -3,12 +3,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -162,6 +165,48 @@ bool remove_if_owned_by(const std::string& dir, long long pid) {
   std::error_code ec;
   fs::remove_all(dir, ec);
   return !ec;
+}
+
+namespace {
+
+bool not_before(const struct timespec& t, const struct timespec& since) {
+  return t.tv_sec > since.tv_sec || (t.tv_sec == since.tv_sec && t.tv_nsec >= since.tv_nsec);
+}
+
+// Nothing in `dir`, or only a marker file that does not read as one.
+bool holds_no_data(const std::string& dir) {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().filename() != owner_marker_name || it->is_symlink(ec) || !it->is_regular_file(ec)) return false;
+  return !ec && !read_marker(dir);
+}
+
+std::vector<std::string> unfinished_candidates(const std::string& parent, const struct timespec& since) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string path = it->path().string();
+    struct stat st {};
+    if (it->path().filename().string().rfind("nodeaudit-", 0) != 0 || lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    if (not_before(st.st_ctim, since) && holds_no_data(path)) found.push_back(path);
+  }
+  return found;
+}
+
+}  // namespace
+
+std::vector<std::string> remove_unfinished_dirs(const std::string& parent, const struct timespec& since) {
+  const std::vector<std::string> first = unfinished_candidates(parent, since);
+  if (first.empty()) return {};
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::vector<std::string> removed;
+  for (const auto& dir : unfinished_candidates(parent, since)) {
+    if (std::find(first.begin(), first.end(), dir) == first.end()) continue;
+    std::error_code ec;
+    fs::remove(fs::path(dir) / owner_marker_name, ec);
+    if (rmdir(dir.c_str()) == 0) removed.push_back(dir);
+  }
+  return removed;
 }
 
 std::vector<std::string> remove_abandoned_dirs(const std::string& parent) {

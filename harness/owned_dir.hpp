@@ -6,6 +6,8 @@
 // owner lives, or whose marker is not nodeaudit's, is left alone.
 #pragma once
 
+#include <time.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +36,13 @@ bool remove_if_abandoned(const std::string& dir);
 // Removes `dir` when its marker names process `pid` (known to be gone by the caller, which may see
 // it before the kernel has finished ending it); true when it was removed.
 bool remove_if_owned_by(const std::string& dir, long long pid);
+
+// A process killed between making its scratch directory and finishing its marker leaves a directory
+// holding nothing, or only a marker that is not complete. Such directories under `parent` named
+// "nodeaudit-*" whose status changed at or after `since` (the killed process's start) and which stay
+// so for 100 ms (another process finishes its marker in microseconds) are removed: they hold no
+// data of anyone's. Returns what was removed.
+std::vector<std::string> remove_unfinished_dirs(const std::string& parent, const struct timespec& since);
 
 // The abandoned directories directly under `parent` whose names begin with "nodeaudit-": removed;
 // returns what was removed, for the user to be told.

@@ -192,6 +192,8 @@ nlohmann::json run_probe_isolated(const ProbeSpec& spec, const std::map<std::str
   TelemetrySampler sampler(options.nvml, options.telemetry_interval_s);
   sampler.start();
   const HostLoadReading load_before = read_host_load();
+  struct timespec spawned_at {};
+  clock_gettime(CLOCK_REALTIME, &spawned_at);
   const pid_t pid = spawn_child(args);
   if (pid > 0) sampler.set_own_process_group(pid);
   ChildEnd end;
@@ -208,8 +210,13 @@ nlohmann::json run_probe_isolated(const ProbeSpec& spec, const std::map<std::str
   // scratch directories name it as owner, and it is gone now.
   std::vector<std::string> removed;
   if (pid > 0)
-    for (const auto& place : scratch_places(param_texts, options.settings))
+    for (const auto& place : scratch_places(param_texts, options.settings)) {
       for (auto& dir : remove_abandoned_dirs(place)) removed.push_back(std::move(dir));
+      // Killed between making a data directory and finishing its marker (the storage places only:
+      // the temporary directory is shared with everything else on the machine).
+      if (WIFSIGNALED(end.wait_status) && place != temp_parent())
+        for (auto& dir : remove_unfinished_dirs(place, spawned_at)) removed.push_back(std::move(dir));
+    }
   if (pid <= 0) {
     entry = entry_without_figures(spec.id, Status::failed, "could not start the probe process: " + std::string(std::strerror(errno)),
                                   params.to_json(), duration_s);
@@ -252,17 +259,30 @@ nlohmann::json run_probe_isolated(const ProbeSpec& spec, const std::map<std::str
   return entry;
 }
 
+namespace {
+// Set by the parent-death signal. A signal handler can only reach a flag of its own; getppid() alone
+// is not enough, as the probe may finish before the kernel has handed it to its new parent.
+std::atomic<bool> parent_died{false};
+extern "C" void on_parent_death(int) {
+  parent_died.store(true);
+  kill(getpid(), SIGTERM);  // the cancel flag the probe polls: it stops, removes its data and returns
+}
+}  // namespace
+
 void die_with_parent(const std::string& child_out, double grace_s) {
   const std::string dir = std::filesystem::path(child_out).parent_path().string();
   const std::optional<long long> parent = owner_pid(dir);
   if (!parent) return;
-  // SIGTERM sets the cancel flag the probe polls: it stops, removes its data and returns.
-  prctl(PR_SET_PDEATHSIG, SIGTERM);
-  if (getppid() != *parent) kill(getpid(), SIGTERM);  // gone before the line above took effect
+  struct sigaction sa {};
+  sa.sa_handler = on_parent_death;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGUSR2, &sa, nullptr);
+  prctl(PR_SET_PDEATHSIG, SIGUSR2);
+  if (getppid() != *parent) kill(getpid(), SIGUSR2);  // gone before the line above took effect
   // The bound: a probe that does not return within the grace (a hung call) ends anyway; the next
   // run removes what it left.
   std::thread([dir, parent = *parent, grace_s] {
-    while (getppid() == parent) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    while (getppid() == parent && !parent_died.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     std::this_thread::sleep_for(std::chrono::duration<double>(grace_s));
     remove_if_owned_by(dir, parent);
     _exit(1);
@@ -272,7 +292,7 @@ void die_with_parent(const std::string& child_out, double grace_s) {
 void write_child_entry(const std::string& child_out, const std::string& text) {
   const std::string dir = std::filesystem::path(child_out).parent_path().string();
   const std::optional<long long> parent = owner_pid(dir);
-  if (parent && getppid() != *parent) {
+  if (parent && (parent_died.load() || getppid() != *parent)) {
     remove_if_owned_by(dir, *parent);  // no one will read it
     return;
   }
