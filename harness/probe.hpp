@@ -37,6 +37,7 @@ struct Outcome {
 };
 
 class ProbeContext;
+struct RunSettings;
 using ProbeBody = std::function<Outcome(ProbeContext&)>;
 
 struct ProbeSpec {
@@ -54,6 +55,10 @@ struct ProbeSpec {
   // records): `mpirun -np N nodeaudit run` runs such probes in-process on every rank and only
   // rank 0 writes the result; other probes are recorded as skipped there.
   bool across_mpi_ranks = false;
+  // The places this probe would write or read (--path, --data-dir), judged before `run` starts
+  // its first probe: the reason they cannot be used, in the words the probe itself would say, or
+  // empty. Empty function: the probe uses no place of the user's.
+  std::function<std::string(const ParamValues&, const RunSettings&)> check_places;
 };
 
 }  // namespace nodeaudit

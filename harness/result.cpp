@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "errors.hpp"
+#include "input_file.hpp"
 #include "stats.hpp"
 #include "version.hpp"
 
@@ -146,18 +147,9 @@ std::vector<std::string> validate_result(const nlohmann::json& doc) {
 }
 
 nlohmann::json load_result_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(path, "cannot be read (does it exist?)");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  const std::string text = read_input_file(path, path == "-" ? std::string("standard input") : path, max_result_bytes);
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw UsageError(path, "is empty; expected a nodeaudit result (JSON)");
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw UsageError(path, fmt::format("is not valid JSON (truncated or corrupt?) at byte {}", e.byte));
-  }
+  const nlohmann::json doc = parse_json_input(text, path);
   if (!doc.is_object() || !doc.contains("schema"))
     throw UsageError(path, fmt::format("is not a nodeaudit result (no \"schema\": \"{}\")", result_schema));
   if (!doc["schema"].is_string() || doc["schema"] != result_schema)

@@ -1,6 +1,7 @@
 #include "runner.hpp"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,13 +12,16 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "disturbance.hpp"
 #include "nvml.hpp"
+#include "owned_dir.hpp"
 #include "result.hpp"
 #include "telemetry.hpp"
 
@@ -32,12 +36,22 @@ double seconds_since(clock_type::time_point start) {
   return std::chrono::duration<double>(clock_type::now() - start).count();
 }
 
-std::string make_temp_path() {
+// The child's result file goes in a scratch directory owned by this process: if this process is
+// killed, the child removes it on its way out, or the next run does (owned_dir.hpp).
+std::string temp_parent() {
   const char* tmpdir = std::getenv("TMPDIR");
-  std::string path = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/nodeaudit-probe-XXXXXX";
-  const int fd = mkstemp(path.data());
-  if (fd >= 0) close(fd);
-  return path;
+  return tmpdir && *tmpdir ? tmpdir : "/tmp";
+}
+
+// Where a probe may have left scratch data of its own: --data-dir, a --path that is a directory,
+// and the temporary directory (host.dataloader's scratch).
+std::vector<std::string> scratch_places(const std::map<std::string, std::string>& param_texts, const RunSettings& settings) {
+  std::vector<std::string> places{temp_parent()};
+  if (!settings.data_dir.empty()) places.push_back(settings.data_dir);
+  std::error_code ec;
+  if (const auto path = param_texts.find("path"); path != param_texts.end() && std::filesystem::is_directory(path->second, ec))
+    places.push_back(path->second);
+  return places;
 }
 
 std::optional<nlohmann::json> read_child_output(const std::string& path) {
@@ -163,7 +177,11 @@ nlohmann::json run_probe_isolated(const ProbeSpec& spec, const std::map<std::str
     return entry_without_figures(spec.id, Status::skipped, "not built (" + spec.not_built_reason.value_or("?") + ")",
                                  params.to_json(), 0);
 
-  const std::string out_path = make_temp_path();
+  std::string scratch_error;
+  const std::string scratch = make_owned_dir(temp_parent(), "nodeaudit-probe", scratch_error);
+  if (scratch.empty())
+    return entry_without_figures(spec.id, Status::failed, "could not start the probe process: " + scratch_error, params.to_json(), 0);
+  const std::string out_path = scratch + "/entry.json";
   std::vector<std::string> args = {options.self_exe, "probe", spec.id, "--child-out", out_path,
                                    "--settings", options.settings.to_json().dump(),
                                    "--deadline-s", fmt::format("{}", deadline_s)};
@@ -174,6 +192,8 @@ nlohmann::json run_probe_isolated(const ProbeSpec& spec, const std::map<std::str
   TelemetrySampler sampler(options.nvml, options.telemetry_interval_s);
   sampler.start();
   const HostLoadReading load_before = read_host_load();
+  struct timespec spawned_at {};
+  clock_gettime(CLOCK_REALTIME, &spawned_at);
   const pid_t pid = spawn_child(args);
   if (pid > 0) sampler.set_own_process_group(pid);
   ChildEnd end;
@@ -184,7 +204,19 @@ nlohmann::json run_probe_isolated(const ProbeSpec& spec, const std::map<std::str
 
   nlohmann::json entry;
   auto output = read_child_output(out_path);
-  std::filesystem::remove(out_path);
+  std::error_code ec;
+  std::filesystem::remove_all(scratch, ec);
+  // A child that died by a signal or was killed at its deadline could not remove its data: its
+  // scratch directories name it as owner, and it is gone now.
+  std::vector<std::string> removed;
+  if (pid > 0)
+    for (const auto& place : scratch_places(param_texts, options.settings)) {
+      for (auto& dir : remove_abandoned_dirs(place)) removed.push_back(std::move(dir));
+      // Killed between making a data directory and finishing its marker (the storage places only:
+      // the temporary directory is shared with everything else on the machine).
+      if (WIFSIGNALED(end.wait_status) && place != temp_parent())
+        for (auto& dir : remove_unfinished_dirs(place, spawned_at)) removed.push_back(std::move(dir));
+    }
   if (pid <= 0) {
     entry = entry_without_figures(spec.id, Status::failed, "could not start the probe process: " + std::string(std::strerror(errno)),
                                   params.to_json(), duration_s);
@@ -210,6 +242,10 @@ nlohmann::json run_probe_isolated(const ProbeSpec& spec, const std::map<std::str
                                   params.to_json(), duration_s);
   }
   entry["duration_s"] = duration_s;
+  if (!removed.empty()) {
+    if (!entry.contains("info") || !entry["info"].is_object()) entry["info"] = nlohmann::json::object();
+    entry["info"]["removed_after_end"] = removed;
+  }
   const auto rows = sampler.rows();
   const std::string note = options.nvml && !options.nvml->available() ? "no GPU telemetry: " + options.nvml->why_unavailable() : "";
   entry["telemetry"] = summarize_telemetry(rows, options.telemetry_interval_s, note);
@@ -221,6 +257,46 @@ nlohmann::json run_probe_isolated(const ProbeSpec& spec, const std::map<std::str
   }
   if (!options.telemetry_csv.empty()) append_telemetry_csv(options.telemetry_csv, spec.id, rows);
   return entry;
+}
+
+namespace {
+// Set by the parent-death signal. A signal handler can only reach a flag of its own; getppid() alone
+// is not enough, as the probe may finish before the kernel has handed it to its new parent.
+std::atomic<bool> parent_died{false};
+extern "C" void on_parent_death(int) {
+  parent_died.store(true);
+  kill(getpid(), SIGTERM);  // the cancel flag the probe polls: it stops, removes its data and returns
+}
+}  // namespace
+
+void die_with_parent(const std::string& child_out, double grace_s) {
+  const std::string dir = std::filesystem::path(child_out).parent_path().string();
+  const std::optional<long long> parent = owner_pid(dir);
+  if (!parent) return;
+  struct sigaction sa {};
+  sa.sa_handler = on_parent_death;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGUSR2, &sa, nullptr);
+  prctl(PR_SET_PDEATHSIG, SIGUSR2);
+  if (getppid() != *parent) kill(getpid(), SIGUSR2);  // gone before the line above took effect
+  // The bound: a probe that does not return within the grace (a hung call) ends anyway; the next
+  // run removes what it left.
+  std::thread([dir, parent = *parent, grace_s] {
+    while (getppid() == parent && !parent_died.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::duration<double>(grace_s));
+    remove_if_owned_by(dir, parent);
+    _exit(1);
+  }).detach();
+}
+
+void write_child_entry(const std::string& child_out, const std::string& text) {
+  const std::string dir = std::filesystem::path(child_out).parent_path().string();
+  const std::optional<long long> parent = owner_pid(dir);
+  if (parent && (parent_died.load() || getppid() != *parent)) {
+    remove_if_owned_by(dir, *parent);  // no one will read it
+    return;
+  }
+  write_file_atomic(child_out, text, false);
 }
 
 }  // namespace nodeaudit

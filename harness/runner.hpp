@@ -48,4 +48,12 @@ nlohmann::json run_probe_in_process(const ProbeSpec& spec, const ParamValues& pa
                                     const std::atomic<bool>& cancel, double deadline_s,
                                     const ProbeContext::EntryKeeper& keeper = {});
 
+// Child side of `run`: the child ends with the `run` that started it (the owner of `child_out`'s
+// directory), on every way that process ends, kill -9 included: it is asked to stop (SIGUSR2 as
+// the parent-death signal, turned into SIGTERM, so the probe removes its data) and, past
+// `grace_s`, ends regardless.
+void die_with_parent(const std::string& child_out, double grace_s);
+// Writes the child's entry, or, when its parent is gone, removes the parent's scratch directory.
+void write_child_entry(const std::string& child_out, const std::string& text);
+
 }  // namespace nodeaudit

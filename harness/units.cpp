@@ -85,17 +85,21 @@ double parse_duration_s(std::string_view text) {
 
 std::string format_bytes(double bytes) {
   static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  if (!std::isfinite(bytes)) return "not a finite size";
   int index = 0;
   double value = bytes;
   while (index < 4 && std::fabs(value) >= 1024.0) {
     value /= 1024.0;
     ++index;
   }
+  if (std::fabs(value) >= 1e15) return fmt::format("{:.3g} {}", value, units[index]);
   if (value == std::floor(value)) return fmt::format("{} {}", static_cast<long long>(value), units[index]);
   return fmt::format("{:.1f} {}", value, units[index]);
 }
 
 std::string format_duration(double seconds) {
+  if (!std::isfinite(seconds)) return "not a finite time";
+  if (seconds >= 1e15) return fmt::format("{:.3g} h", seconds / 3600.0);
   // Under 10 ms, three significant digits: a 0.2 ms step is not "0 ms".
   if (seconds < 0.01) return fmt::format("{:.3g} ms", seconds * 1000.0);
   if (seconds < 1.0) return fmt::format("{:.0f} ms", seconds * 1000.0);

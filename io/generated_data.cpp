@@ -1,6 +1,7 @@
 #include "generated_data.hpp"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,8 +11,9 @@
 #include <fstream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include "kept_data.hpp"
+#include "owned_dir.hpp"
 #include "pattern.hpp"
 #include "storage_target.hpp"
 
@@ -21,34 +23,12 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::size_t chunk_bytes = 1 << 20;
-constexpr const char* manifest_name = "manifest.json";
-
-nlohmann::json manifest_of(const DatasetSpec& spec) {
-  return {{"schema", "nodeaudit.dataset/1"}, {"name", spec.name}, {"file_count", spec.file_count},
-          {"file_bytes", spec.file_bytes}, {"seed", spec.seed}};
-}
-
-std::string file_name(std::uint64_t index) { return fmt::format("f{:07}.bin", index); }
 
 std::vector<std::string> file_paths(const std::string& dir, const DatasetSpec& spec) {
   std::vector<std::string> paths;
   paths.reserve(spec.file_count);
-  for (std::uint64_t i = 0; i < spec.file_count; ++i) paths.push_back((fs::path(dir) / file_name(i)).string());
+  for (std::uint64_t i = 0; i < spec.file_count; ++i) paths.push_back((fs::path(dir) / dataset_file_name(i)).string());
   return paths;
-}
-
-bool complete_and_matching(const std::string& dir, const DatasetSpec& spec) {
-  std::ifstream in(fs::path(dir) / manifest_name);
-  if (!in) return false;
-  try {
-    if (nlohmann::json::parse(in) != manifest_of(spec)) return false;
-  } catch (const std::exception&) {
-    return false;
-  }
-  std::error_code ec;
-  for (const auto& p : file_paths(dir, spec))
-    if (fs::file_size(p, ec) != spec.file_bytes || ec) return false;
-  return true;
 }
 
 // A full file system, an exhausted quota or a file-size limit: the place is too small for the
@@ -118,19 +98,87 @@ GeneratedData::~GeneratedData() {
   if (remove_at_end_) remove_tree_quietly(dir_);
 }
 
+void GeneratedData::keep() {
+  remove_at_end_ = false;
+  disown_dir(dir_);  // no longer scratch: a later run must not take it for abandoned
+}
+
+nlohmann::json describe_generated(const GenerateResult& g) {
+  nlohmann::json j = {{"dir", g.data->dir()}, {"reused", g.data->reused()}};
+  if (!g.data->token().empty()) j["token"] = g.data->token();
+  if (!g.passed_over.empty()) j["passed_over"] = g.passed_over;
+  return j;
+}
+
 void remove_tree_quietly(const std::string& dir) {
   std::error_code ec;
   fs::remove_all(dir, ec);
 }
 
+namespace {
+
+// Where a kept set of `spec` goes: the first stable name that is free or holds nodeaudit's own set.
+// A set of ours for this spec is reused (`reuse` set); one for another spec is replaced; anything
+// else of that name is the user's and is passed over.
+struct KeptChoice {
+  std::string dir;    // empty: no name is free
+  bool reuse = false;
+  std::string token;  // of the reused set
+  std::vector<std::string> passed_over;
+};
+KeptChoice choose_kept_name(const std::string& parent, const DatasetSpec& spec) {
+  KeptChoice choice;
+  for (const std::string& candidate : kept_set_candidates(parent, spec.name)) {
+    const KeptInspection found = inspect_kept_set(candidate, spec);
+    if (found.state == KeptState::ours_matching) return {candidate, true, found.token, choice.passed_over};
+    if (found.state == KeptState::absent || (found.state == KeptState::ours_other && remove_kept_set(candidate))) {
+      choice.dir = candidate;
+      return choice;
+    }
+    choice.passed_over.push_back(candidate);
+  }
+  return choice;
+}
+
+// Writes the set's files into `data`'s directory; fills `out` on a failure or a stop.
+void write_files(const DatasetSpec& spec, const GeneratedData& data, const std::function<bool()>& should_stop, GenerateResult& out) {
+  std::byte* chunk = static_cast<std::byte*>(std::aligned_alloc(4096, chunk_bytes));
+  bool stopped = false;
+  for (std::uint64_t i = 0; i < spec.file_count && out.error.empty() && !stopped; ++i) {
+    if (should_stop && should_stop()) stopped = true;
+    else out.error = write_one_file(data.files()[i], spec.file_bytes, file_seed(spec, i), chunk, should_stop, stopped, out.out_of_space);
+  }
+  std::free(chunk);
+  if (out.error.empty() && !stopped) out.error = flush_and_drop(data.dir(), data.files(), out.out_of_space);
+  out.interrupted = stopped && out.error.empty();
+  if (!out.error.empty()) out.error = "cannot generate the data set: " + out.error;
+}
+
+// Moves a finished set from its scratch directory to its stable name, never over anything that
+// appeared there meanwhile. Returns the handle to use from now on.
+std::unique_ptr<GeneratedData> publish_kept(std::unique_ptr<GeneratedData> scratch, const DatasetSpec& spec, const std::string& stable) {
+  if (renameat2(AT_FDCWD, scratch->dir().c_str(), AT_FDCWD, stable.c_str(), RENAME_NOREPLACE) != 0) return scratch;
+  auto kept = std::make_unique<GeneratedData>(stable, file_paths(stable, spec), false);
+  kept->keep();
+  scratch->keep();  // its directory is gone (renamed): nothing to remove
+  return kept;
+}
+
+}  // namespace
+
 GenerateResult generate_dataset(const std::string& parent, const DatasetSpec& spec, bool keep_data,
                                 const std::function<bool()>& should_stop) {
   GenerateResult out;
-  const std::string stable_dir = (fs::path(parent) / ("nodeaudit-" + spec.name)).string();
-  if (keep_data && complete_and_matching(stable_dir, spec)) {
-    out.data = std::make_unique<GeneratedData>(stable_dir, file_paths(stable_dir, spec), false);
-    out.data->set_reused(true);
-    return out;
+  KeptChoice kept;
+  if (keep_data) {
+    kept = choose_kept_name(parent, spec);
+    out.passed_over = kept.passed_over;
+    if (kept.reuse) {
+      out.data = std::make_unique<GeneratedData>(kept.dir, file_paths(kept.dir, spec), false);
+      out.data->set_reused(true);
+      out.data->set_token(kept.token);
+      return out;
+    }
   }
   const std::uint64_t needed = spec.file_count * round_up(spec.file_bytes, 4096) + (1u << 20);
   if (auto why = check_free_space(parent, needed); !why.empty()) {
@@ -138,42 +186,22 @@ GenerateResult generate_dataset(const std::string& parent, const DatasetSpec& sp
     out.out_of_space = true;
     return out;
   }
-  std::string dir = stable_dir;
-  std::error_code ec;
-  if (keep_data) {
-    if (fs::exists(fs::path(stable_dir) / manifest_name, ec) || !fs::exists(stable_dir, ec)) remove_tree_quietly(stable_dir);
-    else {  // a directory of that name that nodeaudit did not finish: never touch it
-      out.error = fmt::format("{} exists without a nodeaudit manifest; remove it or choose another --data-dir", stable_dir);
-      return out;
-    }
-    if (!fs::create_directory(dir, ec)) {
-      out.error = fmt::format("create {}: {}", dir, ec.message());
-      return out;
-    }
-  } else {
-    dir = (fs::path(parent) / ("nodeaudit-" + spec.name + "-XXXXXX")).string();
-    if (!mkdtemp(dir.data())) {
-      out.error = fmt::format("create a directory in {}: {}", parent, std::strerror(errno));
-      return out;
-    }
+  // Made in a scratch directory of this process (removed with it if it dies), and only moved to
+  // the stable name once complete: a kept set is never half written.
+  std::string error;
+  const std::string dir = make_owned_dir(parent, "nodeaudit-" + spec.name, error);
+  if (dir.empty()) {
+    out.error = "cannot generate the data set: " + error;
+    return out;
   }
-  // From here on the handle owns the directory: any early return removes it.
-  auto data = std::make_unique<GeneratedData>(dir, file_paths(dir, spec), true);
-  std::byte* chunk = static_cast<std::byte*>(std::aligned_alloc(4096, chunk_bytes));
-  bool stopped = false;
-  for (std::uint64_t i = 0; i < spec.file_count && out.error.empty() && !stopped; ++i) {
-    if (should_stop && should_stop()) stopped = true;
-    else out.error = write_one_file(data->files()[i], spec.file_bytes, file_seed(spec, i), chunk, should_stop, stopped, out.out_of_space);
-  }
-  std::free(chunk);
-  if (out.error.empty() && !stopped) out.error = flush_and_drop(dir, data->files(), out.out_of_space);
-  if (!out.error.empty() || stopped) {
-    out.interrupted = stopped && out.error.empty();
-    if (!out.error.empty()) out.error = "cannot generate the data set: " + out.error;
-    return out;  // `data` removes the directory
-  }
-  std::ofstream(fs::path(dir) / manifest_name) << manifest_of(spec).dump(2) << "\n";
-  if (keep_data) data->keep();
+  auto data = std::make_unique<GeneratedData>(dir, file_paths(dir, spec), true);  // removes it on every early return
+  write_files(spec, *data, should_stop, out);
+  if (!out.error.empty() || out.interrupted) return out;
+  const std::string token = new_dataset_token();
+  std::ofstream(fs::path(dir) / manifest_name) << manifest_of(spec, token).dump(2) << "\n";
+  data->set_token(token);
+  if (keep_data && !kept.dir.empty()) data = publish_kept(std::move(data), spec, kept.dir);
+  data->set_token(token);
   out.data = std::move(data);
   return out;
 }

@@ -1,7 +1,9 @@
 // The dataset generator: creates the files a probe reads under a directory on the storage under
-// test, with a manifest written last (so a manifest means "complete"). The GeneratedData handle
-// removes exactly what it created when it goes out of scope (normal end, error, Ctrl-C), unless
-// --keep-data; with --keep-data a complete dataset whose manifest matches is reused as is.
+// test, with a manifest written last (so a manifest means "complete"). The files are made in a
+// scratch directory marked with this process as owner (owned_dir.hpp): the GeneratedData handle
+// removes it when it goes out of scope (normal end, error, Ctrl-C), and when the process dies
+// before, the parent or a later run does. With --keep-data the finished set moves to a stable
+// name, and a later run reuses it only when it is nodeaudit's own (kept_data.hpp).
 #pragma once
 
 #include <cstdint>
@@ -9,6 +11,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace nodeaudit::io {
 
@@ -32,13 +36,17 @@ class GeneratedData {
   const std::vector<std::string>& files() const { return files_; }
   bool reused() const { return reused_; }
   void set_reused(bool reused) { reused_ = reused; }
-  void keep() { remove_at_end_ = false; }
+  // Keeps the directory past this handle (--keep-data): no longer scratch.
+  void keep();
+  const std::string& token() const { return token_; }
+  void set_token(std::string token) { token_ = std::move(token); }
 
  private:
   std::string dir_;
   std::vector<std::string> files_;
   bool remove_at_end_;
   bool reused_ = false;
+  std::string token_;  // the kept set's manifest token; empty for other data
 };
 
 struct GenerateResult {
@@ -46,12 +54,17 @@ struct GenerateResult {
   std::string error;      // set on failure; nothing is left behind
   bool interrupted = false;
   bool out_of_space = false;  // the failure was the place being too small (ENOSPC, EDQUOT, EFBIG)
+  std::vector<std::string> passed_over;  // stable names held by something not nodeaudit's (--keep-data)
 };
 
 // Creates (or, with keep_data, reuses) `spec` under `parent`. Refuses when free space is short.
 // `should_stop` is polled between files and chunks; a stop removes what was written.
 GenerateResult generate_dataset(const std::string& parent, const DatasetSpec& spec, bool keep_data,
                                 const std::function<bool()>& should_stop);
+
+// The result's `generated` block: where the set is, whether it was reused, its kept token, and
+// the stable names passed over because they held something that is not nodeaudit's.
+nlohmann::json describe_generated(const GenerateResult& g);
 
 // Removes a directory this process created, and everything in it.
 void remove_tree_quietly(const std::string& dir);

@@ -24,6 +24,7 @@
 #include "checkpoint_sources.hpp"
 #include "context.hpp"
 #include "generated_data.hpp"
+#include "owned_dir.hpp"
 #include "registry.hpp"
 #include "storage_params.hpp"
 #include "storage_target.hpp"
@@ -153,12 +154,15 @@ Outcome measure_storage_checkpoint(ProbeContext& ctx, const BeforeRestoreCheck& 
   const auto shards = static_cast<int>(p.integer("shards"));
   const std::uint64_t needed = round_up(p.size_bytes("size"), p.size_bytes("block-size")) + static_cast<std::uint64_t>(shards) * p.size_bytes("block-size") + (64u << 20);
   if (auto why = check_free_space(t.target->path, needed); !why.empty()) return Outcome::bad_input("cannot write the checkpoint: " + why);
-  std::string dir = t.target->path + "/nodeaudit-checkpoint-XXXXXX";
-  if (!mkdtemp(dir.data())) return Outcome::failed(fmt::format("create a directory in {}: {}", t.target->path, std::strerror(errno)));
-  GeneratedData guard(dir, {}, !ctx.settings().keep_data);  // removes the shards on every return
+  std::string error;
+  const std::string dir = make_owned_dir(t.target->path, "nodeaudit-checkpoint", error);
+  if (dir.empty()) return Outcome::failed(error);
+  GeneratedData guard(dir, {}, true);  // removes the shards on every return
+  if (ctx.settings().keep_data) guard.keep();
   ctx.info()["dir"] = dir;
   for (int count : shards == 1 ? std::vector<int>{1} : std::vector<int>{1, shards}) {
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) std::filesystem::remove(entry.path());
+    for (const auto& entry : std::filesystem::directory_iterator(dir))
+      if (entry.path().filename() != owner_marker_name) std::filesystem::remove(entry.path());
     Outcome o = measure_shard_count(ctx, dir, count, direct.use_direct, before_restore_check);
     if (o.status != Status::ok) return o;
   }
@@ -183,6 +187,7 @@ ProbeSpec storage_checkpoint_spec(BeforeRestoreCheck before_restore_check) {
       direct_param(),
   };
   spec.body = [hook = std::move(before_restore_check)](ProbeContext& ctx) { return measure_storage_checkpoint(ctx, hook); };
+  spec.check_places = places_check(true);
   spec.deadline_s = [](const ParamValues& p, Level level) {
     const double reps = level == Level::soak ? 5 : 3;
     // Two shard counts, each rep writes and reads the checkpoint; assume at least 50 MB/s.

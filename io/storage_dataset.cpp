@@ -119,7 +119,8 @@ Outcome measure_storage_dataset(ProbeContext& ctx) {
   GenerateResult g = generate_dataset(t.target->path, spec, ctx.settings().keep_data, [&] { return ctx.should_stop(); });
   if (g.interrupted) return Outcome::interrupted();
   if (!g.error.empty()) return g.out_of_space ? Outcome::bad_input(g.error) : Outcome::failed(g.error);
-  ctx.info()["generated"] = {{"dir", g.data->dir()}, {"reused", g.data->reused()}, {"bytes", samples * sample_bytes}};
+  ctx.info()["generated"] = describe_generated(g);
+  ctx.info()["generated"]["bytes"] = samples * sample_bytes;
   DatasetRun run{ctx, *g.data, sample_bytes, direct.use_direct, cache_label(direct.use_direct, samples * sample_bytes)};
   return run_loader(run, p.int_list("workers"));
 }
@@ -142,6 +143,7 @@ ProbeSpec make_spec() {
       sqpoll_param(),
   };
   spec.body = measure_storage_dataset;
+  spec.check_places = places_check(true);
   spec.deadline_s = [](const ParamValues& p, Level level) {
     const double bytes = static_cast<double>(p.integer("samples")) * static_cast<double>(p.size_bytes("sample-size"));
     const double per_count = level == Level::soak ? 600 : level == Level::standard ? 120 : 30;

@@ -61,7 +61,7 @@ Outcome prepare_file(ProbeContext& ctx, const StorageTarget& target, ReadSetup& 
   GenerateResult g = generate_dataset(target.path, spec, ctx.settings().keep_data, [&] { return ctx.should_stop(); });
   if (g.interrupted) return Outcome::interrupted();
   if (!g.error.empty()) return g.out_of_space ? Outcome::bad_input(g.error) : Outcome::failed(g.error);
-  ctx.info()["generated"] = {{"dir", g.data->dir()}, {"reused", g.data->reused()}};
+  ctx.info()["generated"] = describe_generated(g);
   setup.file = g.data->files().front();
   setup.region_bytes = size;
   setup.pattern_seed = file_seed(spec, 0);
@@ -215,6 +215,7 @@ ProbeSpec make_spec() {
       iopoll_param(),
   };
   spec.body = measure_storage_read;
+  spec.check_places = places_check(false);
   spec.deadline_s = [](const ParamValues& p, Level) {
     return 60 + 3 * p.duration_s("runtime") + static_cast<double>(p.size_bytes("size")) / 50e6;
   };

@@ -5,7 +5,9 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
+#include <linux/magic.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -42,8 +44,26 @@ std::string block_device_bytes(const std::string& path, std::uint64_t& bytes) {
   return {};
 }
 
+// The kernel's own file systems: no storage under them, and files cannot be created there (root
+// passes the permission checks, so only the file system's type tells).
+const char* pseudo_file_system(const std::string& dir) {
+  struct statfs sf {};
+  if (statfs(dir.c_str(), &sf) != 0) return nullptr;
+  switch (static_cast<unsigned long>(sf.f_type)) {
+    case PROC_SUPER_MAGIC: return "proc";
+    case SYSFS_MAGIC: return "sysfs";
+    case DEBUGFS_MAGIC: return "debugfs";
+    case CGROUP2_SUPER_MAGIC: return "cgroup2";
+    case CGROUP_SUPER_MAGIC: return "cgroup";
+    default: return nullptr;
+  }
+}
+
 // Empty when files can be created in `dir`; else why not, in words that name the fix.
 std::string directory_write_problem(const std::string& dir) {
+  if (const char* kind = pseudo_file_system(dir))
+    return fmt::format("is on {}, a kernel file system with no storage under it; nodeaudit creates its test files in the "
+                       "directory it is given: give a writable directory on the storage under test", kind);
   struct statvfs sv{};
   const bool read_only = (statvfs(dir.c_str(), &sv) == 0 && (sv.f_flag & ST_RDONLY) != 0) ||
                          (access(dir.c_str(), W_OK | X_OK) != 0 && errno == EROFS);
@@ -56,6 +76,13 @@ std::string directory_write_problem(const std::string& dir) {
 }
 
 }  // namespace
+
+std::function<std::string(const ParamValues&, const RunSettings&)> places_check(bool write_probe, bool has_path_param) {
+  return [=](const ParamValues& params, const RunSettings& settings) {
+    const TargetOrReason t = resolve_target(has_path_param ? params.text("path") : std::string(), settings.data_dir, write_probe);
+    return t.target || t.skip ? std::string() : t.reason;
+  };
+}
 
 TargetOrReason resolve_target(const std::string& path_param, const std::string& data_dir, bool write_probe) {
   TargetOrReason out;

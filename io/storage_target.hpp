@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -31,6 +32,10 @@ struct TargetOrReason {
   bool skip = false;
 };
 TargetOrReason resolve_target(const std::string& path_param, const std::string& data_dir, bool write_probe);
+
+// ProbeSpec::check_places for a probe that resolves its place as above; `has_path_param` false for
+// a probe that only uses --data-dir.
+std::function<std::string(const ParamValues&, const RunSettings&)> places_check(bool write_probe, bool has_path_param = true);
 
 // Logical block size of the device holding `path` (sysfs queue/logical_block_size, or BLKSSZGET
 // for a block device); 512 when it cannot be found.

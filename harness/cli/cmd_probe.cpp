@@ -72,6 +72,7 @@ int execute(const ProbeSpec& spec, ProbeInvocation& inv) {
   RunSettings settings;
   std::unique_ptr<Nvml> nvml;
   if (child) {
+    die_with_parent(inv.child_out, 1.2);
     settings = RunSettings::from_json(nlohmann::json::parse(inv.settings_json));
   } else {
     nvml = std::make_unique<Nvml>();
@@ -119,7 +120,7 @@ int execute(const ProbeSpec& spec, ProbeInvocation& inv) {
   nlohmann::json entry =
       run_rounds_in_process(spec, params, settings, cancel, deadline_s, rounds, !child && !mpi_rank, keeper);
   if (child) {
-    write_file_atomic(inv.child_out, entry.dump(), false);
+    write_child_entry(inv.child_out, entry.dump());
     return exit_ok;
   }
   const Status status = parse_status(entry["status"]);

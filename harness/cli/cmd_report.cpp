@@ -67,6 +67,9 @@ std::vector<report::NodeInput> load_inputs(const ReportCliOptions& o) {
   std::vector<report::NodeInput> inputs;
   std::set<std::string> used_keys, node_names;
   for (std::size_t i = 0; i < o.results.size(); ++i) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(o.results[i], ec))
+      throw UsageError(o.results[i], "is a directory; give result files, or --fleet to read every result in a directory");
     report::NodeInput input{name_for(o.results[i], i, names, o.redact, used_keys), o.results[i], load_result_file(o.results[i]), {}};
     if (!node_names.insert(input.name).second)
       throw UsageError("node name '" + input.name + "'", "given to two results; name them apart with --name FILE=NAME");
@@ -87,7 +90,8 @@ int run_report(const ReportCliOptions& o) {
   const report::FleetOptionText& f = o.fleet_options;
   for (const auto& [option, given] : std::vector<std::pair<std::string, bool>>{
            {"--outlier-mad", !f.outlier_mad.empty()}, {"--outlier-floor", !f.outlier_floor.empty()},
-           {"--gpu-below-best", !f.gpu_below_best.empty()}, {"--fail-on-drift", f.fail_on_drift}})
+           {"--gpu-below-best", !f.gpu_below_best.empty()}, {"--fail-on-drift", f.fail_on_drift},
+           {"--all-runs", f.all_runs}})
     if (given) throw UsageError(option, "applies only with --fleet");
   report::check_outputs_are_new({{"--md", o.md}, {"--html", o.html}});
   const std::vector<report::NodeInput> inputs = load_inputs(o);
@@ -143,6 +147,9 @@ void add_report_command(CLI::App& root, Action& action) {
                   "With --fleet: a GPU more than PCT below the best GPU of its node fails (default 10%)");
   cmd->add_flag("--fail-on-drift", o->fleet_options.fail_on_drift,
                 "With --fleet: nodes off the most common driver, firmware, kernel, ... value fail too");
+  cmd->add_flag("--all-runs", o->fleet_options.all_runs,
+                "With --fleet: judge every result of a node, each run a row 'host @ start time' (drift over time); "
+                "by default a node's newest run is judged and the older ones are listed as left out");
   cmd->callback([&action, o] { action = [o] { return run_report(*o); }; });
 }
 

@@ -173,6 +173,16 @@ int finish_code(const nlohmann::json& doc, bool interrupted, int assessment_code
   return assessment_code;
 }
 
+// Every place a planned probe would use (--data-dir, --path), judged before the first probe runs:
+// a bad one is the same one line `probe` says, not a failure found after other probes measured.
+void check_places_up_front(const std::vector<const ProbeSpec*>& plan, const RunSettings& settings, const RunInvocation& inv) {
+  for (const ProbeSpec* spec : plan) {
+    if (!spec->check_places || !spec->body || left_out_by_profile(*spec, inv.extras, !inv.only.empty())) continue;
+    const ParamValues params = resolve_params(spec->params, probe_params_for(*spec, inv.extras), settings.level);
+    if (const std::string why = spec->check_places(params, settings); !why.empty()) throw UsageError(spec->id, why);
+  }
+}
+
 int execute(RunInvocation& inv) {
   // First of all: a Ctrl-C while the environment is collected still ends with a result file and 130.
   const std::atomic<bool>& interrupt = install_interrupt_handler();
@@ -196,6 +206,8 @@ int execute(RunInvocation& inv) {
   const OutPath out = writes ? resolve_out_path(inv.common.out, "results", host_name()) : OutPath{};
   if (writes && !inv.telemetry_out.empty() && std::filesystem::exists(inv.telemetry_out))
     throw UsageError("--telemetry-out " + inv.telemetry_out, "already exists; nodeaudit never overwrites a file");
+  check_places_up_front(plan, run_settings, inv);
+  if (writes) remove_abandoned_scratch(settings.data_dir);
   const bool json_out = inv.common.format == "json";
   // Under an MPI launcher stdout/stderr may be terminals the launcher forwards into a log: no live line.
   const bool live = writes && !json_out && !mpi_rank && stderr_is_tty();

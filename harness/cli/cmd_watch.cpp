@@ -32,6 +32,7 @@ constexpr double rewrite_every_s = 60;
 struct WatchOptions {
   std::string duration = "30m";
   std::string interval = "1s";
+  bool interval_given = false;
   std::string pid;
   bool all = false;
   std::string out;
@@ -57,6 +58,11 @@ ValidWatch validate(const WatchOptions& o) {
   v.interval_s = parse_option_duration("--interval", o.interval);
   if (!(v.duration_s > 0) || v.duration_s > max_duration_s)
     throw UsageError("--duration " + o.duration, "must be more than 0 and at most 30 days, e.g. 30m");
+  // A --duration shorter than the default interval is the duration's fault: the user gave no --interval.
+  if (!o.interval_given && v.interval_s > v.duration_s)
+    throw UsageError("--duration " + o.duration, fmt::format("is shorter than the time between samples (--interval {} by default); "
+                                                             "give a --duration of at least {}, or a shorter --interval (at least 100ms)",
+                                                             o.interval, o.interval));
   if (!(v.interval_s >= min_interval_s) || v.interval_s > v.duration_s)
     throw UsageError("--interval " + o.interval, fmt::format("must be at least 100ms and no longer than --duration ({})", o.duration));
   if (v.duration_s / v.interval_s > max_samples)
@@ -121,13 +127,14 @@ void add_watch_command(CLI::App& root, Action& action) {
   CLI::App* cmd = root.add_subcommand("watch", "Sample a running training job's GPU and host telemetry and diagnose its idle time");
   auto o = std::make_shared<WatchOptions>();
   cmd->add_option("--duration", o->duration, "How long to watch, e.g. 30m, 2h (Ctrl-C ends early)")->capture_default_str();
-  cmd->add_option("--interval", o->interval, "Time between samples, at least 100ms")->capture_default_str();
+  auto* interval = cmd->add_option("--interval", o->interval, "Time between samples, at least 100ms")->capture_default_str();
   auto* pid = cmd->add_option("--pid", o->pid, "Also follow this process and its children (CPU, storage reads)");
   auto* all = cmd->add_flag("--all", o->all, "Watch the whole node without following a process (the default)");
   pid->excludes(all);
   cmd->add_option("--out", o->out, "Result file or directory (default results/)");
-  cmd->callback([&action, o] {
+  cmd->callback([&action, o, interval] {
     o->argv = own_command_line();
+    o->interval_given = interval->count() > 0;
     action = [o] { return execute(*o); };
   });
 }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -12,6 +13,7 @@
 #include "../container.hpp"
 #include "../env.hpp"
 #include "../errors.hpp"
+#include "../owned_dir.hpp"
 #include "../result.hpp"
 
 namespace nodeaudit::cli {
@@ -129,6 +131,8 @@ OutPath resolve_out_path(const std::string& out, const std::string& default_dir,
   }
   if (out.back() == '/') throw UsageError("--out " + out, "directory does not exist; " + missing_dir_hint(out, container));
   const fs::path parent = fs::path(out).has_parent_path() ? fs::path(out).parent_path() : fs::path(".");
+  if (fs::exists(parent, ec) && !fs::is_directory(parent, ec))
+    throw UsageError("--out " + out, parent.string() + " is a file, not a directory; give a directory, or a new file name in an existing directory");
   if (!fs::is_directory(parent, ec))
     throw UsageError("--out " + out, "directory " + parent.string() + " does not exist; " + missing_dir_hint(parent.string(), container));
   if (fs::exists(out, ec)) throw UsageError("--out " + out, "already exists; nodeaudit never overwrites a file");
@@ -180,6 +184,15 @@ void hoist_multinode(nlohmann::json& doc, nlohmann::json& entry) {
   if (!entry.contains("info") || !entry["info"].contains("multinode")) return;
   doc["multinode"] = entry["info"]["multinode"];
   entry["info"].erase("multinode");
+}
+
+void remove_abandoned_scratch(const std::string& data_dir) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::vector<std::string> places{tmpdir && *tmpdir ? tmpdir : "/tmp"};
+  if (!data_dir.empty()) places.push_back(data_dir);
+  for (const auto& place : places)
+    for (const auto& dir : remove_abandoned_dirs(place))
+      std::fprintf(stderr, "nodeaudit: removed %s: scratch data left by a nodeaudit process that is gone\n", dir.c_str());
 }
 
 bool stdout_is_tty() { return isatty(STDOUT_FILENO) != 0; }

@@ -62,6 +62,10 @@ std::string self_exe_path();
 // SIGINT/SIGTERM set this flag; the first signal asks for a clean stop.
 const std::atomic<bool>& install_interrupt_handler();
 
+// Removes the scratch directories a nodeaudit process that is gone left in --data-dir and the
+// temporary directory (killed with kill -9, or at a power loss), saying each on stderr.
+void remove_abandoned_scratch(const std::string& data_dir);
+
 bool stdout_is_tty();
 bool stderr_is_tty();
 

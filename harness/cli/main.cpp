@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "../env.hpp"
 #include "../errors.hpp"
@@ -89,5 +90,9 @@ int main(int argc, char** argv) {
     return usage_error(std::string(e.what()) + " (see nodeaudit --help)");
   } catch (const UsageError& e) {
     return usage_error(e.what());
+  } catch (const nlohmann::json::exception& e) {
+    // A field of a file the user gave (a result, a profile) with a type or value the reader did not
+    // expect, found past the schema check: bad input, said in one line rather than an abort.
+    return usage_error(fmt::format("a file given holds a field nodeaudit cannot use ({})", e.what()));
   }
 }

@@ -12,6 +12,7 @@ namespace nodeaudit::report {
 FleetOptions parse_fleet_options(const FleetOptionText& text) {
   FleetOptions options;
   options.fail_on_drift = text.fail_on_drift;
+  options.all_runs = text.all_runs;
   if (!text.outlier_mad.empty()) {
     const double k = parse_amount("--outlier-mad", text.outlier_mad);
     if (k <= 0) throw UsageError("--outlier-mad " + text.outlier_mad, "expected a number of MADs above 0 (3, 3.5)");
@@ -33,7 +34,7 @@ FleetOptions parse_fleet_options(const FleetOptionText& text) {
 FleetRun run_fleet(const std::vector<std::string>& inputs, const FleetOptions& options, const std::string& md,
                    const std::string& html) {
   check_outputs_are_new({{"--md", md}, {"--html", html}});
-  const FleetInput fleet = load_fleet(inputs);
+  const FleetInput fleet = load_fleet(inputs, options.all_runs);
   const FleetVerdict verdict = judge_fleet(fleet, options);
   FleetRun run{render_fleet_markdown(fleet, verdict), verdict.failed_nodes > 0};
   if (!html.empty()) write_file_atomic(html, render_fleet_html(fleet, verdict), true);

@@ -12,6 +12,7 @@ namespace nodeaudit::report {
 struct FleetOptionText {
   std::string outlier_mad, outlier_floor, gpu_below_best;  // empty: the default
   bool fail_on_drift = false;
+  bool all_runs = false;
 };
 // Throws UsageError naming the option, the bad value and what is accepted.
 FleetOptions parse_fleet_options(const FleetOptionText& text);

@@ -23,6 +23,7 @@ struct FleetOptions {
   double outlier_floor_pct = 5;    // and at least this far from the median, in percent of it
   double gpu_below_best_pct = 10;  // a GPU this far below its node's best GPU fails
   bool fail_on_drift = false;
+  bool all_runs = false;  // every result of a node, each run its own row; else the newest alone
   std::size_t min_nodes = 3;  // fewer nodes with a figure: the figure is not judged
 };
 

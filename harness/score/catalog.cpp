@@ -36,7 +36,7 @@ std::vector<std::string> shipped_profile_names() {
 }
 
 Profile load_profile(const std::string& name_or_path) {
-  const bool is_path = name_or_path.find('/') != std::string::npos || fs::path(name_or_path).extension() == ".toml";
+  const bool is_path = name_or_path == "-" || name_or_path.find('/') != std::string::npos || fs::path(name_or_path).extension() == ".toml";
   if (is_path) return load_profile_file(name_or_path);
   const fs::path path = fs::path(profiles_dir()) / (name_or_path + ".toml");
   if (!fs::is_regular_file(path)) {

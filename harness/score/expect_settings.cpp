@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../input_file.hpp"
 #include "expect_toml.hpp"
 #include "profile.hpp"
 #include "toml_section.hpp"
@@ -165,11 +166,7 @@ void check_limits(const ExpectSettings& settings, const std::string& where) {
 }
 
 ExpectSettings load_expect_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("--expect " + path, "cannot be read (no such file or no permission)");
-  std::ostringstream text;
-  text << in.rdbuf();
-  const toml::table root = detail::parse_toml(text.str(), path);
+  const toml::table root = detail::parse_toml(read_input_file(path, "--expect " + path, max_profile_bytes), path);
   Section top(root, "", path);
   const toml::node* expect = top.raw("expect");
   top.finish();  // anything but [expect]: "unknown key 'x' in the top level; accepted: expect"

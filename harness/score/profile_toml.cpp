@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../input_file.hpp"
 #include "expect_toml.hpp"
 #include "profile.hpp"
 #include "toml_section.hpp"
@@ -24,6 +25,11 @@ const toml::table* subtable(Section& top, const toml::table& root, const std::st
   return node->as_table();
 }
 
+// A hundred times the largest models trained today: a larger count is a typo (1e308), and would
+// carry the memory and time arithmetic past what a double holds.
+constexpr double max_parameters = 1e15;
+constexpr double max_bytes_per_parameter = 1024;
+
 double default_bytes_per_parameter(const std::string& optimizer, double dtype_bytes) {
   if (optimizer == "adamw") return 16;  // 16-bit weights + grads, fp32 master, m, v (ZeRO paper, 16 bytes/param)
   if (optimizer == "sgd") return 12;    // 16-bit weights + grads, fp32 master, momentum
@@ -31,23 +37,23 @@ double default_bytes_per_parameter(const std::string& optimizer, double dtype_by
 }
 
 void read_model(Section& s, ModelSpec& m) {
-  m.parameters = s.require(s.number("parameters", Bound::positive), "parameters");
+  m.parameters = s.require(s.number("parameters", Bound::positive, max_parameters), "parameters");
   m.dtype = s.choice("dtype", {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8"}).value_or(m.dtype);
   m.optimizer = s.choice("optimizer", {"adamw", "sgd", "none"}).value_or(m.optimizer);
   m.trainable_parameters =
-      s.number("trainable_parameters", Bound::non_negative).value_or(m.optimizer == "none" ? 0.0 : m.parameters);
+      s.number("trainable_parameters", Bound::non_negative, max_parameters).value_or(m.optimizer == "none" ? 0.0 : m.parameters);
   if (m.trainable_parameters > m.parameters)
     s.fail_here(
         fmt::format("trainable_parameters {} in [model] exceeds parameters {}", m.trainable_parameters, m.parameters));
   m.flops_per_sample = s.number("flops_per_sample", Bound::positive);
-  m.tokens_per_sample = s.number("tokens_per_sample", Bound::positive);
-  m.flops_per_token_per_parameter = s.number("flops_per_token_per_parameter", Bound::positive).value_or(6);
+  m.tokens_per_sample = s.number("tokens_per_sample", Bound::positive, 1e12);
+  m.flops_per_token_per_parameter = s.number("flops_per_token_per_parameter", Bound::positive, 1e6).value_or(6);
   if (!m.flops_per_sample && !m.tokens_per_sample)
     s.fail_here("missing required field 'flops_per_sample' or 'tokens_per_sample' in [model]");
-  m.bytes_per_parameter = s.number("bytes_per_parameter", Bound::positive)
+  m.bytes_per_parameter = s.number("bytes_per_parameter", Bound::positive, max_bytes_per_parameter)
                               .value_or(default_bytes_per_parameter(m.optimizer, bytes_per_element(m.dtype)));
   m.gradient_bytes_per_parameter =
-      s.number("gradient_bytes_per_parameter", Bound::positive).value_or(bytes_per_element(m.dtype));
+      s.number("gradient_bytes_per_parameter", Bound::positive, max_bytes_per_parameter).value_or(bytes_per_element(m.dtype));
   m.activation_bytes_per_sample = s.size("activation_bytes_per_sample", Bound::non_negative).value_or(0);
   m.memory_traffic_bytes_per_sample = s.size("memory_traffic_bytes_per_sample", Bound::non_negative).value_or(0);
   s.finish();
@@ -175,11 +181,7 @@ Profile parse_profile(const std::string& toml_text, const std::string& path) {
 }
 
 Profile load_profile_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("profile '" + path + "'", "cannot be read (no such file or no permission)");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_profile(text.str(), path);
+  return parse_profile(read_input_file(path, "profile '" + path + "'", max_profile_bytes), path);
 }
 
 }  // namespace nodeaudit::score

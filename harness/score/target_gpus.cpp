@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "../errors.hpp"
+#include "../input_file.hpp"
 #include "gpu_table_text.hpp"
 #include "result_view.hpp"
 #include "toml_section.hpp"
@@ -127,11 +128,7 @@ const std::vector<std::string>& target_replaced_probes() {
 
 TargetGpus parse_target_gpus(const std::string& spec) {
   if (names_a_file(spec)) {
-    std::ifstream in(spec);
-    if (!in) throw UsageError("--target-gpus " + spec, "cannot be read (no such file or no permission)");
-    std::ostringstream text;
-    text << in.rdbuf();
-    TargetGpus target = parse_target_gpus_toml(text.str(), spec);
+    TargetGpus target = parse_target_gpus_toml(read_input_file(spec, "--target-gpus " + spec, max_profile_bytes), spec);
     target.spec = spec;
     return target;
   }

@@ -18,6 +18,11 @@ namespace nodeaudit::score::detail {
 
 enum class Bound { positive, non_negative, fraction, any };
 
+// The largest value any profile number may hold unless its field says less: far above every real
+// workload (10^18 bytes is an exabyte, 10^18 samples or FLOPs per sample are not trained), and far
+// enough below the double's range that the products the scorer forms stay finite.
+inline constexpr double default_max_value = 1e18;
+
 [[noreturn]] inline void fail_at(const std::string& path, const toml::source_position& pos, const std::string& why) {
   throw UsageError(fmt::format("{}:{}:{}", path, pos.line == 0 ? 1 : pos.line, pos.column == 0 ? 1 : pos.column), why);
 }
@@ -42,13 +47,13 @@ class Section {
   Section(const toml::table& table, std::string name, std::string path)
       : table_(table), name_(std::move(name)), path_(std::move(path)) {}
 
-  std::optional<double> number(const std::string& key, Bound bound) {
+  std::optional<double> number(const std::string& key, Bound bound, double max_value = default_max_value) {
     const toml::node* node = find(key);
     if (!node) return std::nullopt;
     if (!node->is_number()) fail(*node, fmt::format("'{}' in {} must be a number, got {}", key, where(), type(*node)));
     const double value =
         node->is_integer() ? static_cast<double>(node->as_integer()->get()) : node->as_floating_point()->get();
-    check_bound(*node, key, value, bound);
+    check_bound(*node, key, value, bound, max_value);
     return value;
   }
 
@@ -65,9 +70,11 @@ class Section {
   }
 
   // A byte count as a number, or a string such as "110KiB" / "14GB".
-  std::optional<double> size(const std::string& key, Bound bound) { return size_at(find(key), key, bound); }
+  std::optional<double> size(const std::string& key, Bound bound, double max_value = default_max_value) {
+    return size_at(find(key), key, bound, max_value);
+  }
 
-  std::optional<double> size_at(const toml::node* node, const std::string& key, Bound bound) {
+  std::optional<double> size_at(const toml::node* node, const std::string& key, Bound bound, double max_value = default_max_value) {
     if (!node) return std::nullopt;
     double value = 0;
     if (node->is_string()) {
@@ -85,7 +92,7 @@ class Section {
       fail(*node, fmt::format("'{}' in {} must be a size (bytes or a string like \"110KiB\"), got {}", key, where(),
                               type(*node)));
     }
-    check_bound(*node, key, value, bound);
+    check_bound(*node, key, value, bound, max_value);
     return value;
   }
 
@@ -106,7 +113,7 @@ class Section {
       fail(*node, fmt::format("'{}' in {} must be a duration (seconds or a string like \"30m\"), got {}", key, where(),
                               type(*node)));
     }
-    check_bound(*node, key, value, Bound::non_negative);
+    check_bound(*node, key, value, Bound::non_negative, max_duration_s);
     return value;
   }
 
@@ -175,12 +182,17 @@ class Section {
     }
   }
 
-  void check_bound(const toml::node& node, const std::string& key, double value, Bound bound) const {
+  // A year: longer than any run or checkpoint interval a profile describes.
+  static constexpr double max_duration_s = 365.0 * 24 * 3600;
+
+  void check_bound(const toml::node& node, const std::string& key, double value, Bound bound, double max_value) const {
     const std::string shown = fmt::format("'{}' in {} is {}", key, where(), value);
     if (!std::isfinite(value)) fail(node, shown + "; must be a finite number");
     if (bound != Bound::any && value < 0) fail(node, shown + "; must not be negative");
     if (bound == Bound::positive && value <= 0) fail(node, shown + "; must be greater than 0");
     if (bound == Bound::fraction && (value < 0 || value > 1)) fail(node, shown + "; must be a fraction from 0 to 1");
+    if (bound != Bound::fraction && std::abs(value) > max_value)
+      fail(node, fmt::format("{}; accepted: {} to {:g}", shown, bound == Bound::positive ? "above 0" : bound == Bound::any ? fmt::format("{:g}", -max_value) : "0", max_value));
   }
 
   const toml::table& table_;

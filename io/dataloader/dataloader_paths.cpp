@@ -46,6 +46,12 @@ std::optional<std::string> find_python(const std::string& python, std::string& p
   return fmt::format("--python {}: not found on PATH; give the interpreter of the training's environment (a path or a name on PATH)", python);
 }
 
+PythonRefusal python_refusal(const std::string& python, const std::string& why, bool python_given) {
+  if (python_given) return {true, why};
+  return {false, fmt::format("no Python interpreter: the default --python {} is not on PATH; give --python with the "
+                             "interpreter of the training's environment", python)};
+}
+
 std::string loader_script_path() {
   const char* name = "torch_loader_sweep.py";
   if (const char* given = std::getenv("NODEAUDIT_LOADER_SCRIPT"); given && *given) return given;

@@ -39,6 +39,7 @@
 #include "nvml.hpp"
 #include "process_group.hpp"
 #include "registry.hpp"
+#include "storage_target.hpp"
 #include "harness/score/score.hpp"
 #include "units.hpp"
 
@@ -136,7 +137,10 @@ Outcome measure_dataloader(ProbeContext& ctx) {
   const ParamValues& p = ctx.params();
   const std::string python = p.text("python");
   std::string python_path;
-  if (auto bad = find_python(python, python_path)) return Outcome::bad_input(*bad);
+  if (auto bad = find_python(python, python_path)) {
+    const PythonRefusal refusal = python_refusal(python, *bad, p.given("python"));
+    return refusal.bad_input ? Outcome::bad_input(refusal.reason) : Outcome::skipped(refusal.reason);
+  }
   std::vector<int> asked;
   if (auto bad = parse_worker_list(p.text("workers"), asked)) return Outcome::bad_input("--workers " + *bad);
   const std::string script = loader_script_path();
@@ -220,6 +224,7 @@ ProbeSpec make_spec() {
                 .help = "Sample files to generate (at least (2 + timed batches) x batch)", .min = 1, .max = 10000000},
   };
   spec.body = measure_dataloader;
+  spec.check_places = io::places_check(true, false);
   spec.deadline_s = [](const ParamValues&, Level level) {
     return level == Level::quick ? 600.0 : level == Level::standard ? 1800.0 : 7200.0;
   };

@@ -30,7 +30,10 @@ PipelineResult result_of(const PipelinePlan& plan, const dataloader::LoaderRepor
 }  // namespace
 
 std::optional<Outcome> check_framework_loader(ProbeContext& ctx, FrameworkLoader& loader) {
-  if (auto bad = dataloader::find_python(ctx.params().text("python"), loader.python_path)) return Outcome::bad_input(*bad);
+  if (auto bad = dataloader::find_python(ctx.params().text("python"), loader.python_path)) {
+    const dataloader::PythonRefusal refusal = dataloader::python_refusal(ctx.params().text("python"), *bad, ctx.params().given("python"));
+    return refusal.bad_input ? Outcome::bad_input(refusal.reason) : Outcome::skipped(refusal.reason);
+  }
   loader.script = dataloader::loader_script_path();
   if (!fs::exists(loader.script))
     return Outcome::failed(fmt::format("the loader script is missing: {} (reinstall nodeaudit)", loader.script));

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "owned_dir.hpp"
 #include "storage_target.hpp"
 #include "synthetic_jpeg.hpp"
 
@@ -66,9 +67,9 @@ JpegSet generate_jpeg_set(const std::string& parent, const JpegSetSpec& spec, bo
     set.error = short_space;
     return set;
   }
-  std::string tmpl = fmt::format("{}/jpegs-{}x{}-XXXXXX", parent, spec.target_mean_bytes, spec.samples);
-  if (!mkdtemp(tmpl.data())) {
-    set.error = fmt::format("mkdtemp {}: {}", tmpl, std::strerror(errno));
+  const std::string tmpl = make_owned_dir(parent, fmt::format("nodeaudit-jpegs-{}x{}", spec.target_mean_bytes, spec.samples), error);
+  if (tmpl.empty()) {
+    set.error = error;
     return set;
   }
   std::vector<std::string> files;

@@ -138,6 +138,7 @@ ProbeSpec make_spec() {
   spec.needs = {Need::io_uring};
   spec.params = pipeline_params();
   spec.body = measure_pipeline_step;
+  spec.check_places = io::places_check(true);
   spec.deadline_s = [](const ParamValues& params, Level level) {
     const double steps = static_cast<double>(params.integer("steps") > 0 ? params.integer("steps") : step_cap(level));
     const double sample_bytes = std::max<double>(static_cast<double>(params.size_bytes("sample-size")), 256 << 10);

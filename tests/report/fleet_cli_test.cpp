@@ -102,11 +102,12 @@ TEST_F(FleetCli, NothingButNonResultsIsExitTwo) {
   expect_one_line_error(fleet({empty_dir}), "is a directory with no .json file");
 }
 
-TEST_F(FleetCli, TwoResultsOfOneNodeAreRefusedNamingBothFiles) {
+// Runs of one node are told apart by their start time (see FleetRuns for several runs of a node).
+TEST_F(FleetCli, TwoCopiesOfOneRunAreRefusedNamingBothFiles) {
   nodeaudit::test::write_generated_fleet(dir_, 3);
   fs::copy_file(dir_ + "/node-02.json", dir_ + "/node-02-rerun.json");
   expect_one_line_error(fleet({dir_}), "node name 'node-02': held by both " + dir_ + "/node-02-rerun.json and " + dir_ +
-                                           "/node-02.json; a fleet report takes one result per node");
+                                           "/node-02.json, runs that started at the same time");
 }
 
 TEST_F(FleetCli, BadOptionsExitTwoNamingTheValueAndWhatIsAccepted) {
