@@ -111,10 +111,10 @@ TEST_F(LearnBadInput, AHangingJobMeetsItsDeadlineNamingTheStep) {
   TORCH_OR_SKIP();
   const std::string images = dir_ + "/images";
   ASSERT_EQ(run_python({script("make_jpegs.py"), images, "8", "32"}), 0);
-  const auto r = learn({"--warmup", "1", "--steps", "5", "--timeout", "10s"},
+  const auto r = learn({"--warmup", "1", "--steps", "5", "--timeout", "20s"},
                        {script("train_cnn.py"), images, "--workers", "2", "--hang-at-step", "2"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("the deadline (--timeout 10s) passed on step 3 of 7 (2 finished); the job was stopped"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the deadline (--timeout 20s) passed on step 3 of 7 (2 finished); the job was stopped"), std::string::npos) << r.err;
   const nlohmann::json e = learn_entry();
   EXPECT_EQ(e["status"], "timeout");
   EXPECT_EQ(e["info"]["timeline"].size(), 2u);
