@@ -14,6 +14,7 @@ nlohmann::json RunSettings::to_json() const {
   j["profile_path"] = profile_path;
   j["repetitions"] = repetitions ? nlohmann::json(*repetitions) : nlohmann::json(nullptr);
   j["keep_data"] = keep_data;
+  j["rounds_sharing_budget"] = rounds_sharing_budget;
   return j;
 }
 
@@ -25,6 +26,7 @@ RunSettings RunSettings::from_json(const nlohmann::json& j) {
   s.profile_path = j.at("profile_path").get<std::string>();
   if (!j.at("repetitions").is_null()) s.repetitions = j.at("repetitions").get<int>();
   s.keep_data = j.at("keep_data").get<bool>();
+  s.rounds_sharing_budget = std::max(1, j.value("rounds_sharing_budget", 1));
   return s;
 }
 
@@ -69,6 +71,12 @@ bool ProbeContext::should_stop() const { return cancelled() || seconds_left() < 
 
 RepeatPolicy ProbeContext::policy() const {
   RepeatPolicy p = default_policy(settings_.level);
+  if (settings_.rounds_sharing_budget > 1) {
+    // Each round a share of the budget, and at least 3 timed repetitions so a round has a median.
+    const int share = settings_.rounds_sharing_budget;
+    p.budget_s /= share;
+    p.min_repetitions = std::max(3, (p.min_repetitions + share - 1) / share);
+  }
   if (settings_.repetitions) {
     p.min_repetitions = *settings_.repetitions;
     p.max_repetitions = *settings_.repetitions;

@@ -26,6 +26,9 @@ struct RunSettings {
   std::string profile_path;              // resolved profile file, empty = none
   std::optional<int> repetitions;        // --repetitions overrides min/max repetitions
   bool keep_data = false;                // --keep-data
+  // The quick level's timed work is fixed and split over its rounds: each round gets 1/N of the
+  // level's time budget (1: the whole budget, as at standard and soak, where rounds add time).
+  int rounds_sharing_budget = 1;
 
   nlohmann::json to_json() const;
   static RunSettings from_json(const nlohmann::json& j);

@@ -35,6 +35,7 @@ HostLoadReading read_host_load() {
     const procfs::CpuTimes& t = it->second;
     const double ticks_per_s = static_cast<double>(sysconf(_SC_CLK_TCK));
     r.cpu_busy_s = static_cast<double>(t.user + t.nice + t.system + t.steal) / ticks_per_s;
+    r.cpu_steal_s = static_cast<double>(t.steal) / ticks_per_s;
   }
   for (const auto& [disk, counters] : procfs::read_diskstats())
     if (is_physical_disk(disk))
@@ -82,6 +83,7 @@ nlohmann::json judge_disturbance(const HostLoadReading& before, const HostLoadRe
   const double foreign_cpu_s = std::max(0.0, after.cpu_busy_s - before.cpu_busy_s - own_cpu_s);
   const double capacity_s = wall_s * std::max(cpu_count, 1);
   const double foreign_share_pct = 100.0 * foreign_cpu_s / capacity_s;
+  const double steal_s = std::max(0.0, after.cpu_steal_s - before.cpu_steal_s);
   const double own_disk_bytes = after.own_disk_bytes - before.own_disk_bytes;
   const double foreign_disk_bytes = std::max(0.0, after.disk_bytes - before.disk_bytes - own_disk_bytes);
   const double foreign_disk_rate = foreign_disk_bytes / wall_s;
@@ -92,7 +94,8 @@ nlohmann::json judge_disturbance(const HostLoadReading& before, const HostLoadRe
   if (judged && foreign_share_pct > thresholds.cpu_share_pct)
     evidence =
         fmt::format("other processes used {:.1f} CPU-seconds in {:.1f} s, {:.0f}% of the {} CPUs (threshold {:g}%)",
-                    foreign_cpu_s, wall_s, foreign_share_pct, cpu_count, thresholds.cpu_share_pct);
+                    foreign_cpu_s, wall_s, foreign_share_pct, cpu_count, thresholds.cpu_share_pct) +
+        (steal_s > 0 ? fmt::format(", of which {:.1f} CPU-seconds hypervisor steal (/proc/stat)", steal_s) : "");
   if (judged && foreign_disk_rate > thresholds.disk_bytes_per_s)
     evidence += fmt::format("{}other processes moved {:.0f} MB on the disks, {:.1f} MB/s (threshold {:g} MB/s)",
                             evidence.empty() ? "" : "; ", foreign_disk_bytes / 1e6, foreign_disk_rate / 1e6,
@@ -104,6 +107,7 @@ nlohmann::json judge_disturbance(const HostLoadReading& before, const HostLoadRe
       {"own_cpu_s", own_cpu_s},
       {"cpu_foreign_s", foreign_cpu_s},
       {"cpu_foreign_share_pct", foreign_share_pct},
+      {"cpu_steal_s", steal_s},
       {"own_disk_bytes", own_disk_bytes},
       {"disk_foreign_bytes", foreign_disk_bytes},
       {"disk_foreign_bytes_per_s", foreign_disk_rate},

@@ -25,7 +25,8 @@
 namespace nodeaudit {
 
 struct HostLoadReading {
-  double cpu_busy_s = 0;      // all CPUs together
+  double cpu_busy_s = 0;      // all CPUs together, hypervisor steal included
+  double cpu_steal_s = 0;     // of which the hypervisor gave our CPUs to another guest
   double disk_bytes = 0;      // read + written, physical disks (dm-, md, zram left out: counted below them)
   double own_cpu_s = 0;       // this process and the children it waited for (user + system)
   double own_disk_bytes = 0;  // the same processes' block I/O

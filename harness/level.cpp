@@ -20,6 +20,8 @@ std::string to_string(Level level) {
   return "quick";
 }
 
-int default_rounds(Level level) { return level == Level::quick ? 1 : 3; }
+int default_rounds(Level level) { return level == Level::quick ? 2 : 3; }
+
+bool level_shares_budget(Level level) { return level == Level::quick; }
 
 }  // namespace nodeaudit

@@ -12,8 +12,11 @@ Level parse_level(std::string_view text);  // throws UsageError naming quick|sta
 std::string to_string(Level level);
 
 // How many rounds `run` and `probe` measure each probe at this level when --rounds is not given.
-// quick stays at 1 (a buyer's first look must take minutes); standard and soak take 3, the fewest
-// that give a between-run spread (and a median that one odd round cannot move).
+// quick takes 2, the fewest that give a between-run spread, and splits its fixed time budget between
+// them (level_shares_budget), so a buyer's first look costs no more time; standard and soak take 3
+// (a median that one odd round cannot move), each round with the level's whole budget.
 int default_rounds(Level level);
+// True where the rounds split the level's time budget instead of each taking all of it.
+bool level_shares_budget(Level level);
 
 }  // namespace nodeaudit

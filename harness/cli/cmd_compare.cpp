@@ -4,6 +4,7 @@
 // regression, 1 regression, 2 bad input; inconclusive and disturbed figures never exit 1.
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "../errors.hpp"
 #include "../result.hpp"
@@ -26,11 +27,33 @@ struct CompareCliOptions {
 report::CompareOptions compare_options(const CompareCliOptions& o) {
   report::CompareOptions options;
   options.tolerance_pct = report::parse_percent("--tolerance", o.tolerance);
+  if (options.tolerance_pct > 100)
+    throw UsageError("--tolerance " + o.tolerance, "expected a percentage from 0 to 100 (5%, 2.5%, 10)");
   for (const auto& text : o.metric_tolerances) {
     const auto [name, percent] = report::split_assignment("--metric-tolerance", text);
-    options.metric_tolerance_pct[name] = report::parse_percent("--metric-tolerance " + name, percent);
+    const double pct = report::parse_percent("--metric-tolerance " + name, percent);
+    if (pct > 100)
+      throw UsageError("--metric-tolerance " + text, "expected a percentage from 0 to 100 (5%, 2.5%, 10)");
+    options.metric_tolerance_pct[name] = pct;
   }
   return options;
+}
+
+// A --metric-tolerance for a figure none of the results holds would silently change nothing.
+void check_tolerances_name_figures(const report::CompareOptions& options, const report::Comparison& comparison) {
+  std::set<std::string> names;
+  auto add = [&names](const report::MetricRecord& r) {
+    names.insert(r.name);
+    names.insert(r.probe + ":" + r.name);
+  };
+  for (const auto& m : comparison.metrics) add(m.baseline);
+  for (const auto& r : comparison.only_in_baseline) add(r);
+  for (const auto& r : comparison.only_in_candidate) add(r);
+  for (const auto& [name, pct] : options.metric_tolerance_pct)
+    if (!names.count(name))
+      throw UsageError("--metric-tolerance " + name,
+                       "no figure of that name in these results; give a metric name (latency_p99) or "
+                       "PROBE:METRIC (storage.read:latency_p99) that they hold");
 }
 
 int run_compare(const CompareCliOptions& o) {
@@ -40,6 +63,7 @@ int run_compare(const CompareCliOptions& o) {
   for (std::size_t i = 0; i + 1 < o.files.size(); ++i) baselines.push_back({o.files[i], load_result_file(o.files[i])});
   const report::LabelledResult candidate{o.files.back(), load_result_file(o.files.back())};
   const report::Comparison comparison = report::compare_results(baselines, candidate, options);
+  check_tolerances_name_figures(options, comparison);
   const std::string markdown = report::render_compare_markdown(comparison);
   if (!o.junit.empty()) write_file_atomic(o.junit, report::render_compare_junit(comparison), true);
   if (!o.md.empty()) write_file_atomic(o.md, markdown, true);
@@ -59,7 +83,9 @@ void add_compare_command(CLI::App& root, Action& action) {
                   "Results before the change (one or more runs of the node; nodeaudit.result/1 JSON), then the result after it")
       ->required()
       ->expected(2, -1);
-  cmd->add_option("--tolerance", o->tolerance, "Change that counts, when it is also beyond twice the run-to-run spread")
+  cmd->add_option("--tolerance", o->tolerance,
+                  "Change that counts (0 to 100%), when it is also beyond twice the run-to-run spread measured on this "
+                  "node (three times for tail figures)")
       ->capture_default_str();
   cmd->add_option("--metric-tolerance", o->metric_tolerances,
                   "NAME=PCT for one metric: NAME is a metric name (latency_p99) or PROBE:METRIC (storage.read:latency_p99); repeatable");

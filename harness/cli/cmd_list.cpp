@@ -1,6 +1,7 @@
 // `nodeaudit list`: every probe with its description, whether this build can run it, and its needs.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "../registry.hpp"
@@ -17,7 +18,11 @@ void add_list_command(CLI::App& root, Action& action) {
         std::string needs;
         for (Need n : s->needs) needs += (needs.empty() ? "" : ",") + to_string(n);
         const std::string built = s->body ? "built" : "not built (" + s->not_built_reason.value_or("?") + ")";
-        std::cout << fmt::format("{:<24} {:<32} needs: {:<14} {}\n", s->id, built, needs.empty() ? "-" : needs, s->description);
+        // No reference run of the GPU probes on a GPU has been committed (results/reference/) yet.
+        const bool needs_gpu = std::any_of(s->needs.begin(), s->needs.end(),
+                                           [](Need n) { return n == Need::gpu || n == Need::multi_gpu; });
+        std::cout << fmt::format("{:<24} {:<32} needs: {:<14} {}{}\n", s->id, built, needs.empty() ? "-" : needs,
+                                 s->description, needs_gpu ? " [not yet validated on real hardware]" : "");
       }
       return exit_ok;
     };

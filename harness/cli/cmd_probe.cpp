@@ -88,6 +88,7 @@ int execute(const ProbeSpec& spec, ProbeInvocation& inv) {
   if (mpi_rank && !inv.common.rounds.empty() && requested_rounds > 1)
     throw UsageError("--rounds " + inv.common.rounds, "is not supported under an MPI launcher yet; run the MPI probes without it");
   const int rounds = mpi_rank ? 1 : requested_rounds;
+  if (!child && level_shares_budget(settings.level)) settings.rounds_sharing_budget = rounds;
   const bool secondary_rank = mpi_rank && *mpi_rank > 0;
   if (mpi_rank && !spec.body) {
     if (secondary_rank) return exit_usage;

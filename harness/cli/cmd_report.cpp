@@ -130,7 +130,7 @@ void add_report_command(CLI::App& root, Action& action) {
   cmd->add_option("--profile", o->profile, "Workload profile NAME or FILE.toml to assess each node for");
   cmd->add_option("--target-gpus", o->target_gpus,
                   "Assess every node for these GPUs (MODELxCOUNT or FILE.toml) instead of its own; GPU-side figures "
-                  "from the GPU table, labelled datasheet (not measured)");
+                  "from the GPU table, each labelled published measurement (another node) or datasheet peak");
   cmd->add_option("--expect", o->expect,
                   "TOML file with an [expect] section: grading limits and expected values (needs --profile)");
   cmd->add_option("--md", o->md, "Write the Markdown report to FILE (must not exist)");

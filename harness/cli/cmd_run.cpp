@@ -201,7 +201,11 @@ int execute(RunInvocation& inv) {
   const int rounds = mpi_rank ? 1 : rounds_for(inv.common, settings.level);
   if (mpi_rank && !inv.common.rounds.empty() && rounds_for(inv.common, settings.level) > 1)
     throw UsageError("--rounds " + inv.common.rounds, "is not supported under an MPI launcher yet; run the MPI probes without it");
+  if (mpi_rank && *mpi_rank == 0 && inv.common.rounds.empty() && default_rounds(settings.level) > 1)
+    std::fprintf(stderr, "nodeaudit: note: one round per probe under an MPI launcher (the ranks cannot repeat a probe "
+                         "together yet): this result carries no between-run spread of its own\n");
   RunSettings run_settings = settings;
+  if (level_shares_budget(settings.level)) run_settings.rounds_sharing_budget = rounds;
   run_settings.profile_path = prepare_run_extras(inv.common.profile, inv.extras);
   const OutPath out = writes ? resolve_out_path(inv.common.out, "results", host_name()) : OutPath{};
   if (writes && !inv.telemetry_out.empty() && std::filesystem::exists(inv.telemetry_out))

@@ -82,7 +82,7 @@ void add_score_command(CLI::App& root, Action& action) {
   cmd->add_option("--ops-cost", o->ops_cost, "Operations cost per run");
   cmd->add_option("--target-gpus", o->target_gpus,
                   "Judge for these GPUs instead of the result's own: MODELxCOUNT (h100x8, a100-80gbx4) or FILE.toml; "
-                  "GPU-side figures from the GPU table, labelled datasheet (not measured)");
+                  "GPU-side figures from the GPU table, each labelled published measurement (another node) or datasheet peak");
   cmd->add_option("--expect", o->expect,
                   "TOML file with an [expect] section: limits and expected values for grading GPU figures, over the "
                   "profile's own and the built-in table's");

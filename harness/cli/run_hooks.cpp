@@ -1,5 +1,7 @@
 #include "run_hooks.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <filesystem>
 
@@ -16,10 +18,13 @@ void add_run_extras(CLI::App& run, RunExtras& extras) {
   run.add_option("--price-per-hour", extras.price_per_hour, "Node price per hour, for the cost of one training run");
   run.add_option("--target-gpus", extras.target_gpus,
                  "Judge the host for these GPUs instead of its own: MODELxCOUNT (h100x8, h200x8, a100-80gbx4, l40sx4) "
-                 "or FILE.toml; GPU-side figures come from the GPU table, labelled datasheet (not measured)");
+                 "or FILE.toml; GPU-side figures come from the GPU table, each labelled published measurement (another node) or datasheet peak");
   run.add_option("--expect", extras.expect,
                  "TOML file with an [expect] section: limits and expected values for grading GPU figures (needs "
                  "--profile)");
+  run.add_option("--python", extras.python,
+                 "Python interpreter (with torch) for every probe that runs Python: host.dataloader, pipeline.step "
+                 "--loader pytorch; default python3 on PATH");
   run.add_option("--prometheus", extras.prometheus,
                  "Also write every metric as a node_exporter textfile (replaces only a file nodeaudit wrote)");
 }
@@ -38,6 +43,8 @@ void check_prometheus_path(const std::string& path) {
 
 std::string prepare_run_extras(const std::string& profile_name_or_path, RunExtras& extras) {
   if (!extras.prometheus.empty()) check_prometheus_path(extras.prometheus);
+  if (!extras.python.empty() && access(extras.python.c_str(), X_OK) != 0)
+    throw UsageError("--python " + extras.python, "is not an executable file; give the path of a Python interpreter");
   if (!extras.price_per_hour.empty()) {
     const std::optional<double> price = parse_finite_number(extras.price_per_hour);
     if (!price || *price <= 0)
@@ -61,6 +68,9 @@ std::string prepare_run_extras(const std::string& profile_name_or_path, RunExtra
 
 std::map<std::string, std::string> probe_params_for(const ProbeSpec& spec, const RunExtras& extras) {
   std::map<std::string, std::string> texts;
+  if (!extras.python.empty())
+    for (const ParamSpec& p : spec.params)
+      if (p.name == "python") texts["python"] = extras.python;
   if (!extras.profile) return texts;
   // A profile's sample size shapes the probes that emulate its data loader, when they take it; the
   // JPEG size only matters for a workload that decodes JPEGs on the CPU.

@@ -24,6 +24,7 @@ struct RunExtras {
   score::CostOptions cost;
   std::string target_gpus;  // --target-gpus SPEC, as typed
   std::optional<score::TargetGpus> target;
+  std::string python;  // --python PATH: the interpreter of every probe that runs Python
 };
 
 void add_run_extras(CLI::App& run, RunExtras& extras);
@@ -42,7 +43,7 @@ std::optional<std::string> left_out_by_profile(const ProbeSpec& spec, const RunE
 int assess_run(nlohmann::json& doc, const RunExtras& extras);
 // The assessment as terminal text, "" when the run was not scored.
 std::string render_run_assessment(const nlohmann::json& doc);
-// The run's last lines: verdict, first bottleneck, cost (score::render_summary); "" when not scored.
+// The run's last lines: verdict, limiting resource, failed rules, cost (score::render_summary); "" when not scored.
 std::string render_run_summary(const nlohmann::json& doc);
 void write_run_side_outputs(const nlohmann::json& doc, const RunExtras& extras);
 

@@ -20,6 +20,12 @@ std::string to_string(Verdict verdict) {
   return "unchanged";
 }
 
+std::string verdict_text(const MetricChange& change) {
+  const bool called = change.verdict == Verdict::regression || change.verdict == Verdict::improvement;
+  if (!called || change.band.measured) return to_string(change.verdict);
+  return to_string(change.verdict) + " (noise not measured on this node: confirm with --rounds 3)";
+}
+
 int Comparison::count(Verdict verdict) const {
   int total = 0;
   for (const auto& change : metrics) total += change.verdict == verdict ? 1 : 0;
@@ -64,29 +70,59 @@ std::string resolution_text(const NoiseBand& band, double tolerance_pct) {
                      band.spread_pct, tolerance_pct, tolerance_pct);
 }
 
-// The verdict once the figures are comparable and neither side was disturbed (rules in compare.hpp).
-void judge_change(MetricChange& change, const std::string& moved) {
+std::string band_text(const NoiseBand& band) {
+  return fmt::format("{} the {:.1f}% run-to-run spread{}", band.multiple == 2 ? "twice" : "three times", band.spread_pct,
+                     band.multiple == 2 ? "" : " (a tail figure)");
+}
+
+void call_direction(MetricChange& change) {
+  const bool larger = change.candidate_value > change.baseline_value;
+  change.verdict = larger == change.baseline.higher_is_better ? Verdict::improvement : Verdict::regression;
+}
+
+// Neither side has rounds: nothing measured says how far this figure moves between runs, so the
+// tolerance and the intervals of the two medians decide, and the call asks for rounds to confirm it.
+void judge_without_noise(MetricChange& change, const std::string& moved) {
   const double magnitude = change.delta_pct ? std::fabs(*change.delta_pct) : HUGE_VAL;
   const double tolerance = change.tolerance_pct;
-  const double band_pct = 2 * change.band.spread_pct;
+  if (magnitude <= tolerance) {
+    change.why = fmt::format("{} is within the {:g}% tolerance (noise not measured on this node)", moved, tolerance);
+  } else if (change.intervals_overlap) {
+    change.verdict = Verdict::inconclusive;
+    change.why = fmt::format("{} is beyond the {:g}% tolerance but the 95% intervals of the medians overlap; noise not "
+                             "measured on this node: confirm with --rounds 3",
+                             moved, tolerance);
+  } else {
+    call_direction(change);
+    change.why = fmt::format("{} beyond the {:g}% tolerance, 95% intervals apart; noise not measured on this node: "
+                             "confirm with --rounds 3",
+                             moved, tolerance);
+  }
+}
+
+// The verdict once the figures are comparable and neither side was disturbed (rules in compare.hpp).
+void judge_change(MetricChange& change, const std::string& moved) {
+  if (!change.band.measured) return judge_without_noise(change, moved);
+  const double magnitude = change.delta_pct ? std::fabs(*change.delta_pct) : HUGE_VAL;
+  const double tolerance = change.tolerance_pct;
   const bool resolvable = change.band.spread_pct <= tolerance;
   if (magnitude <= tolerance && resolvable) {
     change.why = fmt::format("{} is within the {:g}% tolerance", moved, tolerance);
-  } else if (magnitude <= band_pct && !resolvable) {
+  } else if (magnitude <= change.band.width_pct() && !resolvable) {
     change.verdict = Verdict::inconclusive;
-    change.why = fmt::format("{} (change {}; {})", resolution_text(change.band, tolerance), moved,
-                             change.band.measured ? change.band.source : "between-run noise unknown: the floor for this figure");
-  } else if (magnitude <= band_pct) {
-    change.why = fmt::format("{} is inside the noise band (twice the {:.1f}% run-to-run spread)", moved, change.band.spread_pct);
-  } else if (!change.band.measured && change.intervals_overlap) {
-    change.why = fmt::format("{} but the 95% intervals overlap (noise)", moved);
+    change.why = fmt::format("{} (change {}; {})", resolution_text(change.band, tolerance), moved, change.band.source);
+  } else if (magnitude <= change.band.width_pct()) {
+    change.why = fmt::format("{} is inside the noise band ({})", moved, band_text(change.band));
   } else {
-    const bool larger = change.candidate_value > change.baseline_value;
-    change.verdict = larger == change.baseline.higher_is_better ? Verdict::improvement : Verdict::regression;
-    change.why = fmt::format("{} beyond the {:g}% tolerance and twice the {:.1f}% run-to-run spread", moved, tolerance,
-                             change.band.spread_pct);
-    if (!change.band.measured) change.why += " (floor), 95% intervals apart";
+    call_direction(change);
+    change.why = fmt::format("{} beyond the {:g}% tolerance and {}", moved, tolerance, band_text(change.band));
   }
+}
+
+bool same_runs(std::vector<double> a, std::vector<double> b) {
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return a == b;
 }
 
 }  // namespace
@@ -103,7 +139,7 @@ MetricChange compare_metric(const MetricSide& baseline, const MetricSide& candid
   change.candidate_value = candidate.centre();
   change.delta_pct = delta_percent(change.baseline_value, change.candidate_value);
   change.tolerance_pct = tolerance_pct;
-  change.band = noise_band(baseline.runs, candidate.runs, baseline.record.probe, baseline.record.name);
+  change.band = noise_band(baseline.runs, candidate.runs, baseline.record.name);
   const MetricRecord& b = baseline.record;
   const MetricRecord& c = candidate.record;
   if (b.unit != c.unit || b.higher_is_better != c.higher_is_better) {
@@ -113,6 +149,11 @@ MetricChange compare_metric(const MetricSide& baseline, const MetricSide& candid
   }
   change.intervals_overlap = c.ci_lo <= b.ci_hi && b.ci_lo <= c.ci_hi;
   const std::string moved = change.delta_pct ? fmt::format("{:+.1f}%", *change.delta_pct) : "from 0";
+  // Identical figures (a file compared with itself) did not move, whatever load they were measured beside.
+  if (same_runs(baseline.runs, candidate.runs)) {
+    change.why = "the same figures on both sides";
+    return change;
+  }
   if (!baseline.disturbed.empty() || !candidate.disturbed.empty()) {
     change.verdict = Verdict::disturbed;
     std::string sides;

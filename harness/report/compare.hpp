@@ -1,16 +1,24 @@
 // Baseline(s) vs candidate: which figures moved beyond noise, and what changed in the environment.
-// The noise is the spread between runs (noise_band.hpp). Per metric, in this order:
+// The noise is this node's spread between runs (noise_band.hpp). Per metric, in this order:
 //   - unit or direction differ                        -> incomparable
 //   - either side's probe ran beside foreign load     -> disturbed (not judged; which side, how much)
+//   - the same per-run figures on both sides          -> unchanged (a file compared with itself)
+//   With the between-run spread measured (rounds or several baselines on either side):
 //   - |change| <= tolerance, spread <= tolerance      -> unchanged
-//   - |change| <= 2 x spread, spread > tolerance      -> inconclusive: the node cannot resolve a
+//   - |change| <= band, spread > tolerance            -> inconclusive: the node cannot resolve a
 //                                                        change of the tolerance's size in this figure
-//   - |change| <= 2 x spread                          -> unchanged (inside the noise band)
-//   - between-run noise unknown and the 95% intervals of the medians overlap -> unchanged
+//   - |change| <= band                                -> unchanged (inside the noise band)
 //   - otherwise                                       -> regression or improvement, by direction
-// Twice the spread, because the spread is the range of a few runs: one more run of an unchanged
-// node lands outside the range of n runs with probability 2/(n+1), and two medians of unchanged
-// runs differ by up to about one range; a change must clear both before it is called.
+//   With it not measured (one run each side: results written before rounds existed):
+//   - |change| <= tolerance                           -> unchanged
+//   - the 95% intervals of the medians overlap        -> inconclusive
+//   - otherwise                                       -> regression or improvement, said as "noise
+//                                                        not measured on this node: confirm with
+//                                                        --rounds 3"; a regression fails the gate
+// The band is twice the spread (three times for tail figures, noise_band.hpp): the spread is the
+// range of a few runs; one more run of an unchanged node lands outside the range of n runs with
+// probability 2/(n+1), and two medians of unchanged runs differ by up to about one range; a change
+// must clear both before it is called.
 // Inconclusive and disturbed never fail the gate; they are counted and listed apart.
 #pragma once
 
@@ -56,6 +64,8 @@ struct MetricChange {
   std::string why;  // "within 5% tolerance", "run-to-run spread 21% exceeds the 5% tolerance: ...", ...
   std::vector<std::string> missing_from;  // baseline files without this metric (params or probes differ)
 };
+// The verdict as printed: a call made without this node's measured noise says so.
+std::string verdict_text(const MetricChange& change);
 
 struct EnvDifference {
   std::string field;  // "software.driver", "GPU count", "host.kernel"

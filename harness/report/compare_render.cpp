@@ -26,7 +26,8 @@ std::string figure_of_side(const MetricRecord& record, const std::vector<double>
 
 std::string noise_text(const MetricChange& m) {
   if (m.verdict == Verdict::incomparable) return "";
-  return fmt::format("{:.1f}% {}", m.band.spread_pct, m.band.measured ? "measured" : "floor");
+  if (!m.band.measured) return "not measured";
+  return fmt::format("{:.1f}% x{:g}", m.band.spread_pct, m.band.multiple);
 }
 
 bool is_changed(const MetricChange& m) { return m.verdict == Verdict::regression || m.verdict == Verdict::improvement; }
@@ -83,7 +84,7 @@ std::string metric_rows(const Comparison& c, const std::function<bool(const Metr
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", markdown_cell(display_name(m.baseline)),
                        markdown_cell(m.baseline.unit), figure_of_side(m.baseline, m.baseline_runs, m.baseline_value),
                        figure_of_side(m.candidate, m.candidate_runs, m.candidate_value), delta_text(m), noise_text(m),
-                       to_string(m.verdict), markdown_cell(why));
+                       verdict_text(m), markdown_cell(why));
   }
   return out;
 }
@@ -96,18 +97,17 @@ std::string metrics_section(const std::string& title, const std::string& note, c
          rows + "\n";
 }
 
-// When a side had one run only: say the between-run noise is unknown and which floors stood in.
-std::string floors_section(const Comparison& c) {
-  std::set<std::string> floors;
-  for (const auto& m : c.metrics)
-    if (!m.band.measured && m.verdict != Verdict::incomparable)
-      floors.insert(fmt::format("- {} {}: {}", m.baseline.probe, m.baseline.name, m.band.source));
-  if (floors.empty()) return "";
-  std::string out = "## Between-run noise unknown\n\nNeither side has rounds (`--rounds N`) or several baselines for "
-                    "these figures, so the spread between runs of this node is not known; a per-metric floor "
-                    "stands in (harness/report/noise_band.cpp says where each comes from):\n\n";
-  for (const auto& line : floors) out += line + "\n";
-  return out + "\n";
+// When neither side has rounds: say the between-run noise of this node is not measured, and how such
+// figures were judged.
+std::string unmeasured_section(const Comparison& c) {
+  int figures = 0;
+  for (const auto& m : c.metrics) figures += !m.band.measured && m.verdict != Verdict::incomparable ? 1 : 0;
+  if (figures == 0) return "";
+  return fmt::format("## Noise not measured on this node\n\nFor {} figure{} neither side has rounds or several "
+                     "baselines, so this node's spread between runs is not known. Such a figure is called only beyond "
+                     "the tolerance with the 95% intervals of the two medians apart; confirm a call with `--rounds 3` "
+                     "on both sides.\n\n",
+                     figures, figures == 1 ? "" : "s");
 }
 
 std::string one_side_section(const std::string& title, const std::vector<MetricRecord>& records) {
@@ -123,9 +123,10 @@ std::string one_side_section(const std::string& title, const std::vector<MetricR
 std::string render_compare_markdown(const Comparison& c) {
   std::string out = "# nodeaudit compare\n\n";
   out += fmt::format("Baseline `{}`, candidate `{}`. Default tolerance {:g}%; a change counts only beyond the "
-                     "tolerance and beyond twice the run-to-run spread (from rounds and several baselines; a per-metric "
-                     "floor when neither side has them). A figure whose spread exceeds the tolerance is inconclusive; a "
-                     "figure from a disturbed run is not judged. Neither fails the gate.\n\n",
+                     "tolerance and beyond twice the run-to-run spread measured on this node (three times for tail "
+                     "figures such as p99), from the rounds of each result and several baselines. A figure whose spread "
+                     "exceeds the tolerance is inconclusive; a figure from a disturbed run is not judged. Neither fails "
+                     "the gate.\n\n",
                      c.baseline_label, c.candidate_label, c.tolerance_pct);
   out += summary_line(c) + "\n\n";
   out += env_section(c) + between_baselines_section(c) + probe_section(c);
@@ -137,7 +138,7 @@ std::string render_compare_markdown(const Comparison& c) {
   out += metrics_section("Unchanged", "", metric_rows(c, [](const MetricChange& m) {
                            return m.verdict == Verdict::unchanged || m.verdict == Verdict::incomparable;
                          }));
-  out += floors_section(c);
+  out += unmeasured_section(c);
   out += one_side_section("Only in the baseline", c.only_in_baseline);
   out += one_side_section("Only in the candidate", c.only_in_candidate);
   return out;

@@ -107,7 +107,7 @@ void add_probe_metrics(Families& families, const nlohmann::json& doc) {
                              : series.scale == 1
                                  ? series.base_unit
                                  : fmt::format("{} (the probe reports {})", series.base_unit, record.unit);
-    const std::string help = fmt::format("{} {} in {}, {} is better; median of the repetitions", record.probe, what,
+    const std::string help = fmt::format("{} {} in {}, {} is better; median of the repetitions, measured on this node", record.probe, what,
                                          unit.empty() ? "no unit" : unit, record.higher_is_better ? "higher" : "lower");
     families.add(series.family, help, labels, record.median * series.scale, series.quantile ? "summary" : "gauge");
   }

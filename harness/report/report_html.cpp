@@ -48,7 +48,7 @@ std::string nodes_table(const Report& report) {
 std::string assessment_table(const Report& report) {
   if (report.profile.empty()) return "<h2>Assessment</h2>\n<p>No profile given: nodes not assessed, runs not costed.</p>\n";
   std::string out = "<h2>Assessment for " + xml_escape(report.profile) + "</h2>\n";
-  out += "<table>\n<tr><th>node</th><th>verdict</th><th>bottleneck</th><th>cost of one run</th></tr>\n";
+  out += "<table>\n<tr><th>node</th><th>verdict</th><th>limiting resource</th><th>cost of one run</th></tr>\n";
   for (std::size_t i = 0; i < report.nodes.size(); ++i) {
     const NodeReport& node = report.nodes[i];
     const bool cheapest = static_cast<int>(i) == report.cheapest;
@@ -108,7 +108,7 @@ std::string scorecard_table(const Report& report) {
   for (const auto& node : report.nodes) out += "<th>" + xml_escape(node.name) + "</th>";
   out += "</tr>\n<tr><th>verdict</th>";
   for (const auto& node : report.nodes) out += cell_html(verdict_of(node), "verdict");
-  out += "</tr>\n<tr><th>bottleneck</th>";
+  out += "</tr>\n<tr><th>limiting resource</th>";
   for (const auto& node : report.nodes) out += cell_html(short_bottleneck(node));
   out += "</tr>\n<tr><th>cost of one effective run</th>";
   for (std::size_t i = 0; i < report.nodes.size(); ++i)

@@ -39,7 +39,7 @@ std::string nodes_section(const Report& report) {
 std::string assessment_section(const Report& report) {
   if (report.profile.empty()) return "## Assessment\n\nNo `--profile` given: nodes not assessed, runs not costed.\n\n";
   std::string out = fmt::format("## Assessment for `{}`\n\n", report.profile);
-  out += "| node | verdict | bottleneck | cost of one run |\n|---|---|---|---|\n";
+  out += "| node | verdict | limiting resource | cost of one run |\n|---|---|---|---|\n";
   for (std::size_t i = 0; i < report.nodes.size(); ++i) {
     const NodeReport& node = report.nodes[i];
     const std::string cost = cost_text(node) + (static_cast<int>(i) == report.cheapest ? " **cheapest**" : "");
@@ -97,7 +97,7 @@ std::string scorecard_section(const Report& report) {
   for (const auto& node : report.nodes) header += " " + markdown_cell(node.name) + " |", rule += "---|";
   out += header + "\n" + rule + "\n| verdict |";
   for (const auto& node : report.nodes) out += " " + verdict_of(node) + " |";
-  out += "\n| bottleneck |";
+  out += "\n| limiting resource |";
   for (const auto& node : report.nodes) out += " " + markdown_cell(short_bottleneck(node)) + " |";
   out += "\n| cost of one effective run |";
   for (std::size_t i = 0; i < report.nodes.size(); ++i) out += " " + markdown_cell(short_cost(report, i)) + " |";
@@ -109,7 +109,7 @@ std::string scorecard_section(const Report& report) {
     out += "\n";
   }
   out += "\nEach figure: its value and unit, its ratio to the best node (higher is better on every row), and its "
-         "status (measured, datasheet (not measured), or not measured and why). Where each comes from:\n\n";
+         "status (measured on this node; published measurement (another node: source); datasheet peak (source); GPU table, not measured on this node; or not measured and why). Where each comes from:\n\n";
   return out + scorecard_sources(report, card) + "\n";
 }
 

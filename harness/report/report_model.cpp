@@ -97,9 +97,11 @@ Report build_report(const std::vector<NodeInput>& inputs, const score::Profile* 
   if (target && profile)
     report.target_note = fmt::format(
         "Judged for {} x {} (--target-gpus {}): every node's GPU-side figures (GEMM rate, GPU memory, host-to-device, "
-        "all-reduce) are {} from {}; storage, CPUs and RAM are each node's own measurements. Each rule resting on "
-        "the table says so in the result's assessment; the nodes' own GPUs, where they have some, were not used.",
-        target->count, target->model.description, target->spec, score::datasheet_label,
+        "all-reduce) come from {}, not measured on these nodes: each a published measurement (another node) or a "
+        "datasheet peak, with its source; storage, CPUs and RAM are each node's own measurements, measured on that "
+        "node. Each rule resting on the table says so in the result's assessment; the nodes' own GPUs, where they have "
+        "some, were not used.",
+        target->count, target->model.description, target->spec,
         target->file.empty() ? "the built-in GPU table" : target->file);
   for (const auto& input : inputs) {
     if (input.price_per_hour && !profile)

@@ -46,7 +46,7 @@ struct Report {
   std::size_t not_shared = 0;  // distinct metrics missing from at least one node
   int cheapest = -1;           // index into nodes, -1 when fewer than one node has a cost
   bool redacted = false;
-  // With --target-gpus: "Judged for 8 x H100 ... : GPU-side figures are datasheet (not measured) ...".
+  // With --target-gpus: "Judged for 8 x H100 ... : GPU-side figures from the GPU table, not measured on this node ...".
   std::string target_note;
   // Results that do not belong together, named (another profile, level or nodeaudit version).
   std::vector<std::string> provenance;

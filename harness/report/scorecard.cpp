@@ -27,13 +27,13 @@ const json* resource_entry(const json& assessment, const std::string& resource) 
 // A resource the profile does not use still has a figure worth showing a buyer (HBM for a
 // training profile whose GEMMs hide memory traffic): read it the way the scorer would have.
 ScorecardCell unused_hbm_figure(const json& doc, const std::string& note) {
-  const std::string status = "measured (not used by this profile: " + note + ")";
+  const std::string status = std::string(score::measured_here_label) + " (not used by this profile: " + note + ")";
   const score::ProbeState probe = score::probe_state(doc, "gpu.memory-bandwidth");
   if (!probe.measured())
     return {std::nullopt, "", "not measured: " + probe.why + " (not used by this profile)", "", {}};
   const auto figure = score::slowest_gpu(*probe.probe, "gpu.memory-bandwidth", "bandwidth", {{"kernel", "copy"}});
   if (!figure) return {std::nullopt, "", "not measured: no gpu.memory-bandwidth bandwidth [kernel=copy]", "", {}};
-  return {figure->value, "GB/s", figure->datasheet ? std::string(score::datasheet_label) : status, figure->source, {}};
+  return {figure->value, "GB/s", figure->datasheet ? std::string(score::gpu_table_label) : status, figure->source, {}};
 }
 
 ScorecardCell resource_cell(const NodeReport& node, const std::string& resource) {
@@ -48,7 +48,7 @@ ScorecardCell resource_cell(const NodeReport& node, const std::string& resource)
   const json& capacity = entry->at("capacity");
   return {capacity.at("value").get<double>(),
           capacity.value("unit", ""),
-          capacity.value("basis", "measured"),
+          capacity.value("basis", score::measured_here_label),
           capacity.value("metric", ""),
           {}};
 }
@@ -59,7 +59,7 @@ ScorecardCell usable_memory_cell(const NodeReport& node) {
   if (!memory.contains("usable_bytes")) return not_measured("no usable GPU memory in the assessment");
   return {memory["usable_bytes"].get<double>() / gib,
           "GiB per GPU",
-          memory.value("basis", "measured"),
+          memory.value("basis", score::measured_here_label),
           memory.value("metric", ""),
           {}};
 }
@@ -69,13 +69,13 @@ ScorecardCell ram_per_gpu_cell(const NodeReport& node) {
   if (host.contains("ram_not_judged")) return not_measured(host["ram_not_judged"].get<std::string>());
   const int gpus = node.assessment.value("gpus", 0);
   if (!host.contains("ram_total_bytes") || gpus <= 0) return not_measured("no host RAM or GPU count in the assessment");
-  std::string status = "measured";
+  std::string status = score::measured_here_label;
   std::string source = fmt::format("env.host.ram_total_bytes / {} GPUs", gpus);
   if (host.contains("limited_by")) {
-    status = "measured (container or cgroup limit)";
+    status = std::string(score::measured_here_label) + " (container or cgroup limit)";
     source = fmt::format("env.container.usable_ram_bytes / {} GPUs", gpus);
   }
-  if (host.contains("gpus_basis")) status += "; GPU count " + std::string(score::datasheet_label);
+  if (host.contains("gpus_basis")) status += "; GPU count " + std::string(score::gpu_table_label);
   return {host["ram_total_bytes"].get<double>() / gpus / gib, "GiB per GPU", status, source, {}};
 }
 

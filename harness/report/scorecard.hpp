@@ -2,7 +2,7 @@
 // effective run, and one row per resource the scorer divides by (GEMM at the profile's dtype,
 // usable GPU memory, HBM, pinned host-to-device, all-reduce busbw at the gradient size, storage at
 // the profile's pattern, CPU loader, host RAM per GPU). Each cell keeps the figure, its unit, its
-// ratio to the best node and its status: measured, datasheet (not measured), or not measured with
+// ratio to the best node and its status: measured on this node, GPU table (published measurement or datasheet peak), or not measured with
 // the reason. Every figure is read from the node's assessment, so the scorecard and the verdict
 // cannot disagree.
 #pragma once
@@ -18,7 +18,7 @@ namespace nodeaudit::report {
 struct ScorecardCell {
   std::optional<double> value;          // in the row's unit; absent when not measured
   std::string unit;                     // this node's unit (a fallback metric can differ from the others')
-  std::string status;                   // "measured", "datasheet (not measured)", "not measured: <why>", ...
+  std::string status;                   // "measured on this node", "GPU table, not measured on this node", "not measured: <why>", ...
   std::string source;                   // the metric the figure came from ("" when none)
   std::optional<double> ratio_to_best;  // value / the best node's value, same unit only
 };

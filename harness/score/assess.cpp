@@ -43,7 +43,7 @@ json memory_json(const MemoryFit& memory) {
   }
   out.update({{"usable_bytes", memory.usable_bytes},
               {"metric", memory.metric},
-              {"basis", memory.datasheet ? datasheet_label : "measured"},
+              {"basis", memory.datasheet ? gpu_table_label : measured_here_label},
               {"peak_share", memory.ratio()},
               {"headroom_pct", memory.headroom_pct()}});
   return out;
@@ -58,7 +58,7 @@ json host_json(const HostFit& host) {
                 {"gpu_memory_total_bytes", host.gpu_memory_total_bytes},
                 {"ram_to_gpu_memory", host.ram_total_bytes / host.gpu_memory_total_bytes}});
   if (host.limited) out["limited_by"] = "env.container: the container's or cgroup's CPU and memory limits";
-  if (host.gpus_from_target) out["gpus_basis"] = std::string("the target's GPU count and memory, ") + datasheet_label;
+  if (host.gpus_from_target) out["gpus_basis"] = std::string("the target's GPU count and memory, ") + gpu_table_label;
   if (host.cores_not_judged)
     out["cores_not_judged"] = *host.cores_not_judged;
   else
@@ -140,8 +140,13 @@ json assess(const Profile& profile, const json& measured, const CostOptions& opt
           {"cost", cost_json(profile, node, options)}};
   if (target) {
     out["target_gpus"] = target_json(*target, measured);
+    // Compute from a datasheet peak (no published GEMM for this model and dtype): the verdict says so.
+    if (const auto rate = target->model.gemm_rate(profile.model.dtype); rate && rate->from_peak)
+      out["target_gpus"]["step_from_datasheet_peak"] =
+          fmt::format("the step is predicted from a datasheet peak: {} GEMM {:.4g} TFLOP/s, {}", profile.model.dtype,
+                      rate->value, rate->label());
     // Derived from the table's figures too: the step, the bottleneck's need, the predicted hours.
-    const std::string basis = std::string("GPU side ") + datasheet_label;
+    const std::string basis = std::string("GPU side from the ") + gpu_table_label;
     if (!node.step.not_judged) out["step"]["basis"] = basis;
     out["bottleneck"]["basis"] = basis;
     if (out["cost"].is_object()) out["cost"]["basis"] = basis;

@@ -3,10 +3,12 @@
 // datasheet prints (profiles' model_efficiency is a fraction of the measured GEMM rate). Where no
 // measurement was published the datasheet peak stands in, and says so.
 //
-// Sources (read 2026-12):
+// Sources (each read 2026-12; the date is in every source text):
 // - Datasheets: NVIDIA H100, H200, A100, L40S Tensor Core GPU datasheets; dense figures (the
-//   datasheets print the 2:4-sparsity figure, twice the dense one).
-// - GPU memory: nvidia-smi's memory.total of the model in public outputs (driver_total below).
+//   datasheets print the 2:4-sparsity figure, twice the dense one). NVIDIA does not number their
+//   revisions; the text says the date they were read.
+// - GPU memory: nvidia-smi's memory.total of the model, as printed in public nvidia-smi outputs of
+//   nodes with that GPU (driver_total below); no single document, said so in the text.
 // - MAMF: the "Maximum Achievable Matmul FLOPS" table of stas00/ml-engineering
 //   (compute/accelerator/README.md): the best dense bf16 matmul found by mamf-finder.py.
 // - Azure ND v4/v5: samuel-bohman/AI-benchmarking-guide, Azure_Results/ND_{A100_v4,H100_v5,H200_v5}
@@ -33,7 +35,8 @@ SourcedValue peak(double value, std::string source) { return {value, std::move(s
 // can allocate is lower again by its CUDA context (gpu.memory-capacity measures that on a node).
 SourcedValue driver_total(double mib, const std::string& datasheet) {
   return measured(mib * 1024 * 1024,
-                  fmt::format("nvidia-smi memory.total {:.0f} MiB ({}); allocatable is lower by the CUDA context",
+                  fmt::format("nvidia-smi memory.total {:.0f} MiB as public nvidia-smi outputs of this model print it, "
+                              "no single document, read 2026-12 ({}); allocatable is lower by the CUDA context",
                               mib, datasheet));
 }
 
@@ -71,22 +74,24 @@ AllreduceCurve link_bound(double gbps, std::string source) {
 
 // Functions, not globals: the table may be built while other files' static registrars run (a probe's
 // help text names the GPUs), before this file's globals would be constructed.
-std::string mamf() { return "ml-engineering MAMF table (stas00/ml-engineering, compute/accelerator/README.md)"; }
+std::string mamf() {
+  return "ml-engineering MAMF table, v1 (stas00/ml-engineering b9e2972, compute/accelerator/README.md, read 2026-12)";
+}
 std::string azure_h100() {
   return "Azure ND H100 v5 (samuel-bohman/AI-benchmarking-guide a6533f1, Azure_Results/ND_H100_v5_results.md; CUDA 12.6, "
-    "NCCL 2.18.5)";
+    "NCCL 2.18.5; read 2026-12)";
 }
 std::string azure_h200() {
   return "Azure ND H200 v5 (samuel-bohman/AI-benchmarking-guide 0de7d01, Azure_Results/ND_H200_v5_results.md; CUDA 12.6, "
-    "NCCL 2.20.5)";
+    "NCCL 2.20.5; read 2026-12)";
 }
 std::string azure_a100() {
   return "Azure ND A100 v4 (samuel-bohman/AI-benchmarking-guide 26d18e9, Azure_Results/ND_A100_v4_results.md; CUDA 12.5, "
-    "NCCL 2.18.5)";
+    "NCCL 2.18.5; read 2026-12)";
 }
 
 GpuModel h100() {
-  const std::string ds = "NVIDIA H100 datasheet, H100 SXM (dense)";
+  const std::string ds = "NVIDIA H100 datasheet, H100 SXM (dense, nvidia.com, read 2026-12)";
   GpuModel m;
   m.name = "h100";
   m.aliases = {"h100-sxm"};
@@ -110,7 +115,7 @@ GpuModel h100() {
 }
 
 GpuModel h200() {
-  const std::string ds = "NVIDIA H200 datasheet, H200 SXM (dense)";
+  const std::string ds = "NVIDIA H200 datasheet, H200 SXM (dense, nvidia.com, read 2026-12)";
   GpuModel m;
   m.name = "h200";
   m.aliases = {"h200-sxm"};
@@ -136,7 +141,7 @@ GpuModel h200() {
 }
 
 GpuModel a100_80gb() {
-  const std::string ds = "NVIDIA A100 datasheet, A100 80GB SXM (dense)";
+  const std::string ds = "NVIDIA A100 datasheet, A100 80GB SXM (dense, nvidia.com, read 2026-12)";
   GpuModel m;
   m.name = "a100-80gb";
   m.aliases = {"a100", "a100-sxm"};
@@ -158,7 +163,7 @@ GpuModel a100_80gb() {
 }
 
 GpuModel l40s() {
-  const std::string ds = "NVIDIA L40S datasheet (dense)";
+  const std::string ds = "NVIDIA L40S datasheet (dense, nvidia.com, read 2026-12)";
   GpuModel m;
   m.name = "l40s";
   m.description = "L40S 48 GB (PCIe Gen4, no NVLink)";
@@ -167,9 +172,9 @@ GpuModel l40s() {
   m.memory_bytes = driver_total(46068, "datasheet: 48 GB GDDR6, ECC on");
   m.max_per_node = 10;  // PCIe servers hold up to 10
   m.hbm_peak_gbps = peak(864, ds + ": 864 GB/s");
-  m.h2d_gbps = peak(32, "PCIe Gen4 x16: 32 GB/s per direction (link rate; no published measurement in the table)");
-  m.allreduce = link_bound(32, "PCIe Gen4 x16: 32 GB/s per direction, an upper bound for all-reduce busbw without "
-                               "NVLink (no published measurement in the table)");
+  m.h2d_gbps = peak(32, "PCIe 4.0 specification: x16 link rate 32 GB/s per direction (no published measurement in the table)");
+  m.allreduce = link_bound(32, "PCIe 4.0 specification: x16 link rate 32 GB/s per direction, an upper bound for "
+                               "all-reduce busbw without NVLink (no published measurement in the table)");
   return m;
 }
 
@@ -210,8 +215,47 @@ AllreducePoint AllreduceCurve::nearest(double bytes) const {
 
 std::optional<SourcedValue> GpuModel::gemm_rate(const std::string& dtype) const {
   if (auto it = gemm_tflops.find(dtype); it != gemm_tflops.end()) return it->second;
-  if (auto it = peak_tflops.find(dtype); it != peak_tflops.end()) return it->second;
-  return std::nullopt;
+  const auto it = peak_tflops.find(dtype);
+  if (it == peak_tflops.end()) return std::nullopt;
+  const PeakMargin margin = gemm_peak_margin(dtype);
+  SourcedValue scaled = it->second;
+  scaled.value = it->second.value * margin.mean_ratio;
+  scaled.from_peak = true;
+  scaled.source = fmt::format("{}: {:.5g} TFLOP/s peak x {:.2f}, the mean published GEMM/peak ratio of {} (from {:.2f} "
+                              "to {:.2f}); no published GEMM measurement of this model in the table",
+                              it->second.source, it->second.value, margin.mean_ratio, margin.models, margin.min_ratio,
+                              margin.max_ratio);
+  return scaled;
+}
+
+PeakMargin gemm_peak_margin(const std::string& dtype) {
+  struct Pair {
+    std::string what;
+    double ratio;
+  };
+  std::vector<Pair> same_dtype, any_dtype;
+  for (const GpuModel& model : gpu_table())
+    for (const auto& [rate_dtype, rate] : model.gemm_tflops) {
+      const auto peak_it = model.peak_tflops.find(rate_dtype);
+      if (!rate.measured || rate.derived || peak_it == model.peak_tflops.end() || peak_it->second.value <= 0) continue;
+      const Pair pair{fmt::format("{} {} {:.2f}", model.name, rate_dtype, rate.value / peak_it->second.value),
+                      rate.value / peak_it->second.value};
+      any_dtype.push_back(pair);
+      if (rate_dtype == dtype) same_dtype.push_back(pair);
+    }
+  const std::vector<Pair>& pairs = same_dtype.empty() ? any_dtype : same_dtype;
+  PeakMargin margin;
+  if (pairs.empty()) return margin;
+  double sum = 0;
+  margin.min_ratio = margin.max_ratio = pairs.front().ratio;
+  for (const Pair& pair : pairs) {
+    sum += pair.ratio;
+    margin.min_ratio = std::min(margin.min_ratio, pair.ratio);
+    margin.max_ratio = std::max(margin.max_ratio, pair.ratio);
+    margin.models += (margin.models.empty() ? "" : ", ") + pair.what;
+  }
+  margin.mean_ratio = sum / static_cast<double>(pairs.size());
+  return margin;
 }
 
 std::optional<SourcedValue> GpuModel::memory_bandwidth() const { return hbm_gbps ? hbm_gbps : hbm_peak_gbps; }
@@ -222,12 +266,12 @@ const std::vector<GpuModel>& gpu_table() {
       h200(),
       a100_80gb(),
       l40s(),
-      peaks_only("h100-pcie", "H100 PCIe 80 GB", "NVIDIA H100 PCIe", "NVIDIA H100 datasheet, H100 PCIe (dense)", 51,
+      peaks_only("h100-pcie", "H100 PCIe 80 GB", "NVIDIA H100 PCIe", "NVIDIA H100 datasheet, H100 PCIe (dense, nvidia.com, read 2026-12)", 51,
                  51, 378, 756, 756, 1513, 80, 2000),
-      peaks_only("a100-40gb", "A100 SXM4 40 GB", "NVIDIA A100-SXM4-40GB", "NVIDIA A100 datasheet, A100 40GB SXM (dense)",
+      peaks_only("a100-40gb", "A100 SXM4 40 GB", "NVIDIA A100-SXM4-40GB", "NVIDIA A100 datasheet, A100 40GB SXM (dense, nvidia.com, read 2026-12)",
                  19.5, 19.5, 156, 312, 312, std::nullopt, 40, 1555),
       peaks_only("a100-80gb-pcie", "A100 PCIe 80 GB", "NVIDIA A100 80GB PCIe",
-                 "NVIDIA A100 datasheet, A100 80GB PCIe (dense)", 19.5, 19.5, 156, 312, 312, std::nullopt, 80, 1935),
+                 "NVIDIA A100 datasheet, A100 80GB PCIe (dense, nvidia.com, read 2026-12)", 19.5, 19.5, 156, 312, 312, std::nullopt, 80, 1935),
   };
   return table;
 }

@@ -3,8 +3,8 @@
 // datasheet peaks beside them. Every value carries its source and says whether it was measured
 // somewhere or is a datasheet peak. Three readers: `--target-gpus` (judging a host for GPUs it does
 // not have), pipeline.step's emulated compute, and gpu.gemm / gpu.memory-bandwidth's percent of
-// peak. No figure here was measured by nodeaudit: whatever reads one labels it `datasheet (not
-// measured)`.
+// peak. No figure here was measured on the user's node: whatever reads one labels it with
+// SourcedValue::label(), `published measurement (another node: SOURCE)` or `datasheet peak (SOURCE)`.
 #pragma once
 
 #include <map>
@@ -19,8 +19,11 @@ struct SourcedValue {
   std::string source;     // who published it, where, on what stack
   bool measured = false;  // a published measurement (true) or a datasheet figure (false)
   bool derived = false;   // a measurement of a sibling figure taken for this one (said in the source)
-  std::string kind() const {
-    return derived ? "derived from a published measurement" : measured ? "published measurement" : "datasheet";
+  bool from_peak = false; // a datasheet peak scaled by the published measured/peak ratio (said in the source)
+  std::string kind() const { return measured ? "published measurement" : "datasheet peak"; }
+  // "published measurement (another node: SOURCE)" or "datasheet peak (SOURCE)".
+  std::string label() const {
+    return measured ? "published measurement (another node: " + source + ")" : "datasheet peak (" + source + ")";
   }
 };
 
@@ -53,13 +56,23 @@ struct GpuModel {
   std::optional<SourcedValue> h2d_gbps;             // pinned host-to-device per GPU
   std::optional<AllreduceCurve> allreduce;
 
-  // The GEMM rate for a dtype a step is modelled with: the published measurement, else the peak.
+  // The GEMM rate for a dtype a step is modelled with: the published measurement, else the peak
+  // scaled by gemm_peak_margin (a profile's model_efficiency is a fraction of a measured GEMM rate,
+  // and no GEMM reaches the datasheet peak), with `from_peak` set.
   std::optional<SourcedValue> gemm_rate(const std::string& dtype) const;
   // The device-memory bandwidth: the published measurement, else the peak.
   std::optional<SourcedValue> memory_bandwidth() const;
 };
 
 const std::vector<GpuModel>& gpu_table();
+
+// The mean published-GEMM / datasheet-peak ratio over the table's models that have both for a
+// dtype (derived figures left out); every dtype's pairs when none has that dtype.
+struct PeakMargin {
+  double mean_ratio = 1, min_ratio = 1, max_ratio = 1;
+  std::string models;  // "h100 bf16 0.80, a100-80gb bf16 0.86"
+};
+PeakMargin gemm_peak_margin(const std::string& dtype);
 // By name or alias, case-insensitive; nullptr when unknown.
 const GpuModel* find_gpu_model(const std::string& name);
 // By the exact name the CUDA runtime reports; nullptr when unknown.

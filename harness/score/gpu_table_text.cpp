@@ -14,18 +14,19 @@ namespace {
 const char* const dtypes[] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8"};
 
 json sourced(const SourcedValue& value, const std::string& unit) {
-  return {{"value", value.value}, {"unit", unit}, {"source", value.source}, {"kind", value.kind()}};
+  json out{{"value", value.value}, {"unit", unit}, {"source", value.source}, {"kind", value.kind()}, {"label", value.label()}};
+  if (value.from_peak) out["scaled_from_peak"] = true;
+  return out;
 }
 
 std::string short_figure(const std::optional<SourcedValue>& value, const std::string& unit) {
   if (!value) return "-";
-  return fmt::format("{:.4g} {}{}", value->value, unit, value->measured ? "" : " (peak)");
+  return fmt::format("{:.4g} {}{}", value->value, unit, value->measured ? "" : value->from_peak ? " (peak x ratio)" : " (peak)");
 }
 
 std::string line(const std::string& what, const SourcedValue& value, const std::string& unit) {
-  if (unit == "bytes")
-    return fmt::format("  {:<22} {:>10.5g} {:<8} {}: {}\n", what, value.value / 1e9, "GB", value.kind(), value.source);
-  return fmt::format("  {:<22} {:>10.5g} {:<8} {}: {}\n", what, value.value, unit, value.kind(), value.source);
+  if (unit == "bytes") return fmt::format("  {:<22} {:>10.5g} {:<8} {}\n", what, value.value / 1e9, "GB", value.label());
+  return fmt::format("  {:<22} {:>10.5g} {:<8} {}\n", what, value.value, unit, value.label());
 }
 
 }  // namespace
@@ -44,7 +45,9 @@ json gpu_model_figures(const GpuModel& m) {
     figures["allreduce_busbw"] = {{"points", points},
                                   {"gpus_measured", m.allreduce->gpus},
                                   {"source", m.allreduce->source},
-                                  {"kind", m.allreduce->measured ? "published measurement" : "datasheet"}};
+                                  {"kind", m.allreduce->measured ? "published measurement" : "datasheet peak"},
+                                  {"label", m.allreduce->measured ? "published measurement (another node: " + m.allreduce->source + ")"
+                                                                  : "datasheet peak (" + m.allreduce->source + ")"}};
   }
   return figures;
 }
@@ -61,9 +64,9 @@ std::string render_gpu_table() {
                        m.memory_bytes ? format_bytes(m.memory_bytes->value) : "-", short_figure(m.h2d_gbps, "GB/s"),
                        allreduce);
   }
-  return out + fmt::format("Every figure is {} here: published measurements where there are some, datasheet peaks "
-                           "marked (peak). `nodeaudit profiles gpus MODEL` shows each figure's source.\n",
-                           datasheet_label);
+  return out + "No figure here was measured on this node. Each is a published measurement (another node) or a datasheet "
+               "peak, marked (peak); (peak x ratio) is a peak scaled by the mean published GEMM/peak ratio of the models "
+               "that have both. `nodeaudit profiles gpus MODEL` names each figure's source, revision and date.\n";
 }
 
 std::string render_gpu_model(const GpuModel& m) {
@@ -83,8 +86,9 @@ std::string render_gpu_model(const GpuModel& m) {
   if (m.hbm_peak_gbps) out += line("device memory peak", *m.hbm_peak_gbps, "GB/s");
   if (m.h2d_gbps) out += line("pinned host-to-device", *m.h2d_gbps, "GB/s");
   if (m.allreduce) {
-    out += fmt::format("  all-reduce busbw       {}: {}\n", m.allreduce->measured ? "published measurement" : "bound",
-                       m.allreduce->source);
+    out += m.allreduce->measured
+               ? fmt::format("  all-reduce busbw       published measurement (another node: {})\n", m.allreduce->source)
+               : fmt::format("  all-reduce busbw       datasheet peak, an upper bound ({})\n", m.allreduce->source);
     for (const AllreducePoint& point : m.allreduce->points)
       out += point.bytes > 0 ? fmt::format("    {:>10} {:>8.4g} GB/s\n", format_bytes(point.bytes), point.busbw_gbps)
                              : fmt::format("    {:>10} {:>8.4g} GB/s\n", "any size", point.busbw_gbps);

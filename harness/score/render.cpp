@@ -59,17 +59,18 @@ std::string resource_line(const json& resource) {
   const json& demand = resource["demand"];
   const json& capacity = resource["capacity"];
   std::string line =
-      fmt::format("  {:<21} {:>9.4g} s {:>6}  {:.4g} {} at {:.4g} {} ({})", name, number(resource, "time_per_step_s"),
-                  pct(number(resource, "share_of_step")), number(demand, "value"), text(demand, "unit"),
-                  number(capacity, "value"), text(capacity, "unit"), text(capacity, "metric"));
+      fmt::format("  {:<21} {:>9.4g} s {:>6}  {} {} at {} {} ({})", name, number(resource, "time_per_step_s"),
+                  pct(number(resource, "share_of_step")), format_figure(number(demand, "value")), text(demand, "unit"),
+                  format_figure(number(capacity, "value")), text(capacity, "unit"), text(capacity, "metric"));
   if (resource.contains("note")) line += "; " + text(resource, "note");
+  else if (text(capacity, "basis").rfind("upper bound", 0) == 0) line += "; " + text(capacity, "basis");
   return line + "\n";
 }
 
-// "[datasheet (not measured)]" after a figure the --target-gpus table gave.
+// "[GPU table, not measured on this node]" after a figure the --target-gpus table gave.
 std::string basis_mark(const json& object, const char* key) {
   const std::string basis = text(object, key);
-  return basis.empty() || basis == "measured" ? "" : " [" + std::string(datasheet_label) + "]";
+  return basis.empty() || basis == "measured" || basis == measured_here_label ? "" : " [" + std::string(gpu_table_label) + "]";
 }
 
 std::string memory_host_lines(const json& assessment) {
@@ -88,7 +89,7 @@ std::string memory_host_lines(const json& assessment) {
   if (!host.contains("ram_not_judged"))
     out += fmt::format("  host: RAM {} for {} of GPU memory{} ({:.2f}x)", format_bytes(number(host, "ram_total_bytes")),
                        format_bytes(number(host, "gpu_memory_total_bytes")),
-                       host.contains("gpus_basis") ? " [" + std::string(datasheet_label) + "]" : "",
+                       host.contains("gpus_basis") ? " [" + std::string(gpu_table_label) + "]" : "",
                        number(host, "ram_to_gpu_memory"));
   if (!host.contains("cores_not_judged"))
     out += fmt::format("{}{:.1f} CPU cores per GPU", host.contains("ram_not_judged") ? "  host: " : "; ",
@@ -140,9 +141,10 @@ std::string expected_lines(const json& assessment) {
 std::string target_lines(const json& assessment) {
   if (!assessment.contains("target_gpus")) return "";
   const json& target = assessment["target_gpus"];
-  std::string out = fmt::format("  judged for {} x {} (--target-gpus {}): GPU-side figures are {} from {}\n",
+  std::string out = fmt::format("  judged for {} x {} (--target-gpus {}): GPU-side figures from {}, not measured on this "
+                                "node (each a published measurement on another node or a datasheet peak)\n",
                                 number(target, "count"), text(target, "description"), text(target, "spec"),
-                                datasheet_label, text(target, "table"));
+                                text(target, "table"));
   if (target.contains("own_gpus")) out += "  " + text(target, "own_gpus") + "\n";
   for (const json& line : target.value("not_applicable", json::array()))
     out += "  not applicable: " + line.get<std::string>() + "\n";
@@ -181,22 +183,30 @@ std::string render_assessment(const json& assessment) {
   out += fmt::format("Overall: {}\n", text(assessment["overall"], "text"));
   const std::string basis =
       assessment["bottleneck"].contains("basis") ? " [" + text(assessment["bottleneck"], "basis") + "]" : "";
-  out += fmt::format("Bottleneck: {}{}\n", text(assessment["bottleneck"], "text"), basis);
+  out += fmt::format("Limiting resource: {}{}\n", text(assessment["bottleneck"], "text"), basis);
   out += fmt::format("Upgrade: {}\n", text(assessment["upgrade"], "text"));
   return out + cost_line(assessment.value("cost", json()));
 }
 
-// The step's bottleneck sentence when a resource other than the GPUs limits the step (it names the
-// figure and what is needed); else the first failed, then warned, rule (figure and threshold);
-// else the GPU-bound sentence.
-std::string first_bottleneck(const json& assessment) {
-  const json& bottleneck = assessment["bottleneck"];
-  const std::string resource = text(bottleneck, "resource");
-  if (resource != "compute" && resource != "not_judged") return text(bottleneck, "text");
+// Two findings, each under its own word: the step's limiting resource (what sets the step time,
+// from the balance model) and the failed rules (the sizing checks that did not pass, FAIL before
+// WARN, the first one in full).
+std::string failed_rules_line(const json& assessment) {
+  std::vector<std::string> failed, warned;
+  std::string first;
   for (const char* verdict : {"FAIL", "WARN"})
-    for (const json& rule : assessment.value("rules", json::array()))
-      if (text(rule, "verdict") == verdict) return text(rule, "text");
-  return text(bottleneck, "text");
+    for (const json& rule : assessment.value("rules", json::array())) {
+      if (text(rule, "verdict") != verdict) continue;
+      (std::string(verdict) == "FAIL" ? failed : warned).push_back(text(rule, "rule"));
+      if (first.empty()) first = text(rule, "text");
+    }
+  if (first.empty()) return "Failed rules: none.\n";
+  auto joined = [](const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+    return out.empty() ? std::string("none") : out;
+  };
+  return fmt::format("Failed rules: FAIL {}; WARN {}. First: {}.\n", joined(failed), joined(warned), first);
 }
 
 std::string render_summary(const json& assessment) {
@@ -204,15 +214,20 @@ std::string render_summary(const json& assessment) {
   std::string node = fmt::format("this node's {} GPU{}", number(assessment, "gpus"), number(assessment, "gpus") == 1 ? "" : "s");
   if (assessment.contains("target_gpus")) {
     const json& target = assessment["target_gpus"];
-    node = fmt::format("{} x {} (GPU figures {})", number(target, "count"), text(target, "description"), datasheet_label);
+    node = fmt::format("{} x {} (GPU figures {})", number(target, "count"), text(target, "description"), gpu_table_label);
   }
   std::string out = fmt::format("Verdict for {} on {}: {}.\n", text(assessment, "profile"), node,
                                 text(assessment["overall"], "text"));
-  const std::string first = first_bottleneck(assessment);
-  const bool labelled = first.find(datasheet_label) != std::string::npos;
-  out += fmt::format("First bottleneck: {}{}.\n", first,
-                     assessment.contains("target_gpus") && !labelled ? " [GPU side " + std::string(datasheet_label) + "]"
-                                                                     : "");
+  if (assessment.contains("target_gpus") && assessment["target_gpus"].contains("step_from_datasheet_peak"))
+    out += fmt::format("  ({})\n", text(assessment["target_gpus"], "step_from_datasheet_peak"));
+  for (const json& resource : assessment.value("resources", json::array())) {
+    const std::string basis = resource.contains("capacity") ? text(resource["capacity"], "basis") : "";
+    if (basis.rfind("upper bound", 0) == 0) out += fmt::format("  ({}: {})\n", text(resource, "resource"), basis);
+  }
+  const std::string limiting = text(assessment["bottleneck"], "text");
+  out += fmt::format("Limiting resource: {}{}.\n", limiting,
+                     assessment.contains("target_gpus") ? " [GPU side " + std::string(gpu_table_label) + "]" : "");
+  out += failed_rules_line(assessment);
   const json cost = assessment.value("cost", json());
   if (cost.is_null())
     out += "Cost of one effective run: not computed (give --price-per-hour, the node's price per hour).\n";
@@ -221,7 +236,7 @@ std::string render_summary(const json& assessment) {
   else
     out += fmt::format("Cost of one effective run: {:.2f} ({:.2f}/h x {:.2f} h predicted{}).\n", number(cost, "run_cost"),
                        number(cost, "price_per_hour"), number(cost, "predicted_hours"),
-                       cost.contains("basis") ? ", GPU side " + std::string(datasheet_label) : "");
+                       cost.contains("basis") ? ", GPU side " + std::string(gpu_table_label) : "");
   return out;
 }
 

@@ -58,8 +58,8 @@ bool is_datasheet(const json& probe) { return probe.is_object() && probe.contain
 std::string datasheet_source(const json& probe, const json& metric) {
   const std::string source = metric.is_object() && metric.contains("source") && metric["source"].is_string()
                                  ? metric["source"].get<std::string>()
-                                 : probe["datasheet"].value("source", "the GPU table");
-  return std::string(datasheet_label) + ": " + source;
+                                 : "datasheet peak (" + probe["datasheet"].value("source", std::string("the GPU table")) + ")";
+  return source;
 }
 
 double metric_median(const json& metric) {

@@ -30,14 +30,20 @@ struct Figure {
   double value = 0;
   std::string source;
   nlohmann::json labels = nlohmann::json::object();
-  bool datasheet = false;  // put in place of a measurement by --target-gpus (datasheet_label in source)
+  bool datasheet = false;  // put in place of a measurement by --target-gpus (gpu_table_label in source)
 };
 
+// Where a figure comes from, said the same way in every view: a figure nodeaudit measured here is
+// `measured on this node`; one from the GPU table (or a --target-gpus file) is either
+// `published measurement (another node: SOURCE)` or `datasheet peak (SOURCE)` (SourcedValue::label).
+inline constexpr const char* measured_here_label = "measured on this node";
+// The mark on a line resting on the GPU table, whose own figures each carry one of the two labels.
+inline constexpr const char* gpu_table_label = "GPU table, not measured on this node";
 // A probe entry `--target-gpus` wrote from the GPU table instead of a measurement: it carries a
-// "datasheet" object, and each metric its "source". Every figure read from it is labelled so.
-inline constexpr const char* datasheet_label = "datasheet (not measured)";
+// "datasheet" object, and each metric its "source" (the figure's label). Every figure read from it
+// is labelled so.
 bool is_datasheet(const nlohmann::json& probe);
-// "datasheet (not measured): <the metric's source>"
+// The metric's label: "published measurement (another node: ...)" or "datasheet peak (...)".
 std::string datasheet_source(const nlohmann::json& probe, const nlohmann::json& metric);
 
 // The metrics of `probe` named `name` whose labels include every pair of `filter`.

@@ -171,7 +171,7 @@ void label_datasheet_inputs(std::vector<Rule>& rules, const NodeModel& node) {
     if (rule.datasheet_inputs.empty()) continue;
     std::string inputs;
     for (const std::string& input : rule.datasheet_inputs) inputs += (inputs.empty() ? "" : ", ") + input;
-    rule.text += fmt::format(" [{}: {}]", datasheet_label, inputs);
+    rule.text += fmt::format(" [{}: {}]", gpu_table_label, inputs);
   }
 }
 

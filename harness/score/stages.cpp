@@ -203,6 +203,9 @@ Stage cpu_decode_stage(const Profile& profile, const json& result, const StepSha
       }
     } else if (native.per_gpu > 0) {
       stage.note = fmt::format("upper bound: native decoder; the framework loader was not measured ({})", framework.why);
+      stage.upper_bound = fmt::format("upper bound: the native decoder's rate; the PyTorch DataLoader was not measured "
+                                      "({})",
+                                      framework.why);
     }
   }
   if (used.per_gpu <= 0) return not_measured(stage, used.why);
@@ -318,7 +321,8 @@ json to_json(const Stage& stage, double step_time_s) {
     return out;
   }
   out["capacity"] = {{"value", stage.capacity}, {"unit", stage.capacity_unit}, {"metric", stage.capacity_metric}};
-  if (stage.datasheet) out["capacity"]["basis"] = datasheet_label;
+  if (stage.datasheet) out["capacity"]["basis"] = gpu_table_label;
+  if (stage.upper_bound) out["capacity"]["basis"] = *stage.upper_bound;
   out["time_per_step_s"] = stage.time_s;
   if (stage.resource == "communication") out["exposed_time_per_step_s"] = stage.exposed_time_s;
   if (step_time_s > 0)

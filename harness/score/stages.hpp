@@ -31,6 +31,9 @@ struct Stage {
   // cpu_decode measured on the framework loader: the native decoder's rate (host.decode), the
   // headroom a faster decode path could bring before more cores are bought.
   std::optional<double> native_capacity;
+  // The capacity is an upper bound of what the profile's stack reaches, and why (the native decoder
+  // standing in for a framework loader that was not measured).
+  std::optional<std::string> upper_bound;
   bool judged() const { return needed && !not_judged; }
 };
 

@@ -51,7 +51,7 @@ std::map<std::string, SourcedValue> read_gemm_rates(detail::Section& top, const 
 json one_metric(const std::string& name, const std::string& unit, double value, json labels, const SourcedValue& from) {
   return {{"name", name},        {"unit", unit},
           {"labels", labels},    {"median", value},
-          {"samples", {value}},  {"source", fmt::format("{} ({})", from.source, from.kind())}};
+          {"samples", {value}},  {"source", from.label()}};
 }
 
 json datasheet_probe(const std::string& id, const TargetGpus& target, json metrics) {
@@ -200,8 +200,8 @@ json apply_target(const json& result, const TargetGpus& target) {
     gpus.push_back(gpu);
   }
   out["env"]["gpus"] = gpus;
-  out["env"]["gpu_status"] = fmt::format("{} x {} from the GPU table ({})", target.count, target.model.description,
-                                         datasheet_label);
+  out["env"]["gpu_status"] = fmt::format("{} x {} from the GPU table, not measured on this node", target.count,
+                                         target.model.description);
   json probes = json::array();
   if (out.contains("probes") && out["probes"].is_array())
     for (json probe : out["probes"]) {
@@ -237,8 +237,8 @@ json target_json(const TargetGpus& target, const json& result) {
            {"model", m.name},
            {"description", m.description},
            {"count", target.count},
-           {"label", datasheet_label},
-           {"table", target.file.empty() ? "built-in GPU table (harness/score/gpu_table.cpp)" : target.file},
+           {"label", gpu_table_label},
+           {"table", target.file.empty() ? "the built-in GPU table (`nodeaudit profiles gpus " + m.name + "`)" : target.file},
            {"figures", gpu_model_figures(m)},
            {"not_applicable", {"uniformity: the target's GPUs come from the GPU table, nothing per GPU to compare"}}};
   const int own = measured_gpu_count(result);

@@ -1,7 +1,7 @@
 // `--target-gpus SPEC`: judge a host for GPUs it does not have (yet). SPEC is MODELxCOUNT from the GPU
 // table (`h100x8`, `a100-80gbx4`) or a TOML file describing a GPU the table lacks. The GPU-side
 // capacities (GEMM rate, GPU memory, device-memory bandwidth, pinned host-to-device, all-reduce
-// busbw) then come from the table, each labelled `datasheet (not measured)`; the host side (storage,
+// busbw) then come from the table, each labelled `published measurement (another node: SOURCE)` or `datasheet peak (SOURCE)`; the host side (storage,
 // CPU decode, host RAM, cores) stays measured, shared among the target's GPU count.
 #pragma once
 

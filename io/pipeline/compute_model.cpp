@@ -23,19 +23,20 @@ ComputeDemand derive_compute(const score::Profile& profile, int samples_per_step
   demand.flops_per_step = samples_per_step * profile.flops_per_sample();
   const double achieved_tflops = rate->value * profile.training.model_efficiency;
   demand.compute_s = demand.flops_per_step / (achieved_tflops * 1e12);
-  demand.source = fmt::format("{:.3g} FLOP per step / ({} TFLOP/s {} {} GEMM x {:.2f} model efficiency; {}: {})",
+  demand.source = fmt::format("{:.3g} FLOP per step / ({:.4g} TFLOP/s {} {} GEMM x {:.2f} model efficiency; {})",
                               demand.flops_per_step, rate->value, gpu.name, dtype, profile.training.model_efficiency,
-                              score::datasheet_label, rate->source);
+                              rate->label());
   return demand;
 }
 
 double table_busbw(const score::Profile& profile, const score::GpuModel& gpu, std::string& source) {
   if (!gpu.allreduce || gpu.allreduce->points.empty()) return 0;
   const score::AllreducePoint point = gpu.allreduce->nearest(profile.gradient_bytes());
-  source = point.bytes > 0 ? fmt::format("{}: {} at {:.0f} B (nearest the {:.0f} MB of gradients)",
-                                         score::datasheet_label, gpu.allreduce->source, point.bytes,
+  const std::string label = gpu.allreduce->measured ? "published measurement (another node: " + gpu.allreduce->source + ")"
+                                                    : "datasheet peak, an upper bound (" + gpu.allreduce->source + ")";
+  source = point.bytes > 0 ? fmt::format("{} at {:.0f} B (nearest the {:.0f} MB of gradients)", label, point.bytes,
                                          profile.gradient_bytes() / 1e6)
-                           : fmt::format("{}: {}", score::datasheet_label, gpu.allreduce->source);
+                           : label;
   return point.busbw_gbps;
 }
 

@@ -21,7 +21,7 @@
 //                   checkpoint, other); loader_read / loader_decode: that time / (workers x run time)
 //   predicted_utilization = the scorer on the same node figures (compute rate, loader rates, busbw)
 // Pitfalls: buffered reads of a data set that fits in RAM measure the page cache (info.cache);
-// the table's figures are other machines' measurements, labelled datasheet (not measured): give
+// the table's figures are other machines' measurements or datasheet peaks, and labelled so: give
 // --busbw or --comm-result for this node's all-reduce; emulated, one GPU's loader has the whole
 // host's cores (on a real node the other GPUs' loaders share them); the JPEG set cycles through a few dozen
 // distinct images, so the decoder sees repeats (decode cost depends on content, not on repeats).

@@ -1,6 +1,8 @@
 // comm.host-fabric with real MPI ranks on loopback: the CLI starts 2 ranks itself; sums checked,
 // every figure positive and finite; different builds refused; a hung or dead rank ends the job.
 #include <gtest/gtest.h>
+
+#include "../expect_gate.hpp"
 #include <unistd.h>
 
 #include <cmath>
@@ -35,7 +37,7 @@ std::string log_path(const char* name) { return (std::filesystem::temp_directory
 }  // namespace
 
 TEST(HostFabric, TwoLoopbackRanksThroughTheCli) {
-  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found on PATH (install openmpi-bin)";
+  if (!have_mpirun()) SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_MPI", "mpirun not found on PATH (install openmpi-bin)");
   const std::string out = log_path("nodeaudit-hostfabric-test.json");
   const LaunchEnd end = run_launcher({NODEAUDIT_BINARY, "probe", "comm.host-fabric", "--max-size", "4KiB", "--format", "json"},
                                      out, 120, {});
@@ -61,7 +63,7 @@ TEST(HostFabric, TwoLoopbackRanksThroughTheCli) {
 }
 
 TEST(HostFabric, DifferentBuildsAreRefused) {
-  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found on PATH (install openmpi-bin)";
+  if (!have_mpirun()) SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_MPI", "mpirun not found on PATH (install openmpi-bin)");
   const LaunchEnd end = run_launcher(mpirun_np2("mismatch"), log_path("nodeaudit-mismatch.log"), 60, {});
   EXPECT_FALSE(end.timed_out);
   EXPECT_NE(end.log_tail.find("outcome failed: ranks run different nodeaudit builds"), std::string::npos) << end.log_tail;
@@ -69,7 +71,7 @@ TEST(HostFabric, DifferentBuildsAreRefused) {
 }
 
 TEST(HostFabric, HungRankEndsTheJobNoHang) {
-  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found on PATH (install openmpi-bin)";
+  if (!have_mpirun()) SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_MPI", "mpirun not found on PATH (install openmpi-bin)");
   const LaunchEnd end = run_launcher(mpirun_np2("hang"), log_path("nodeaudit-hang.log"), 40, {});
   EXPECT_FALSE(end.timed_out) << "the rank watchdog should end the job before the launcher's timeout";
   EXPECT_NE(end.exit_code, 0);
@@ -80,7 +82,7 @@ TEST(HostFabric, HungRankEndsTheJobNoHang) {
 // second later); rank 0's watchdog sees the signal's flag and its last words re-send the kept
 // figures with the phase. Observed here, not just a non-zero exit.
 TEST(HostFabric, DeadRankLeavesRankZerosLastWordsWithTheKeptFigures) {
-  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found on PATH (install openmpi-bin)";
+  if (!have_mpirun()) SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_MPI", "mpirun not found on PATH (install openmpi-bin)");
   const std::filesystem::path pid_dir = std::filesystem::temp_directory_path() / ("nodeaudit-die-" + std::to_string(getpid()));
   std::filesystem::create_directories(pid_dir);
   std::vector<std::string> args = mpirun_np2("die");
@@ -129,7 +131,7 @@ TEST(HostFabric, MinSizeAboveMaxSizeIsBadInputBeforeAnyRankStarts) {
 // steps x 5 ms at least, not by this machine's speed) completes. 3 s, as a loaded 2-core machine
 // can stall one step (the first all-reduce, two busy-polling ranks) past 1 s.
 TEST(HostFabric, HealthySweepLongerThanTheRankTimeoutCompletes) {
-  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found on PATH (install openmpi-bin)";
+  if (!have_mpirun()) SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_MPI", "mpirun not found on PATH (install openmpi-bin)");
   const std::string out = log_path("nodeaudit-hostfabric-long.json");
   const LaunchEnd end = run_launcher({NODEAUDIT_BINARY, "probe", "comm.host-fabric", "--max-size", "64MiB", "--rank-timeout", "3s",
                                       "--repetitions", "20", "--format", "json"},
@@ -166,7 +168,7 @@ TEST(HostFabric, OneRankOrAnUnresolvableHostIsBadInputBeforeAnyRankStarts) {
 
 // Bad input under a launcher: every rank meets it, rank 0 alone says it, once, naming its host.
 TEST(HostFabric, BadInputUnderALauncherIsSaidOnceByRankZero) {
-  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found on PATH (install openmpi-bin)";
+  if (!have_mpirun()) SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_MPI", "mpirun not found on PATH (install openmpi-bin)");
   std::vector<std::string> args = {"mpirun", "--oversubscribe"};
   if (geteuid() == 0) args.push_back("--allow-run-as-root");
   args.insert(args.end(), {"-np", "2", NODEAUDIT_BINARY, "run", "--only", "comm.host-fabric", "--rank-timeout", "10s"});

@@ -3,6 +3,8 @@
 // ranks talk TCP over veth pairs and a bridge; nothing leaves the namespaces made here.
 // Faults are real: a rank killed with SIGKILL, a host's link taken down mid-sweep.
 #include <gtest/gtest.h>
+
+#include "../expect_gate.hpp"
 #include <signal.h>
 #include <unistd.h>
 
@@ -135,7 +137,7 @@ double seconds_since(clock_type::time_point t) { return std::chrono::duration<do
 
 TEST(MultiHost, SelfLaunchedSweepCrossesHostsAndNamesThem) {
   NamespaceHosts hosts(2);
-  if (!hosts.why_not().empty()) GTEST_SKIP() << hosts.why_not();
+  if (!hosts.why_not().empty()) SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_NETNS", hosts.why_not());
   const std::string out = hosts.file("result.json").string();
   const LaunchEnd end = run_launcher(self_launch(hosts, out, "64KiB", "30s"), hosts.file("run.log").string(), 120, {});
   ASSERT_EQ(end.exit_code, 0) << end.log_tail;
@@ -155,7 +157,7 @@ TEST(MultiHost, SelfLaunchedSweepCrossesHostsAndNamesThem) {
 
 TEST(MultiHost, UserLaunchedRunWritesOnRankZerosHostAndNamesEveryHost) {
   NamespaceHosts hosts(3);
-  if (!hosts.why_not().empty()) GTEST_SKIP() << hosts.why_not();
+  if (!hosts.why_not().empty()) SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_NETNS", hosts.why_not());
   const std::string out = hosts.file("run.json").string();
   std::vector<std::string> args = {"mpirun", "--allow-run-as-root", "--hostfile", hosts.hostfile(), "-np", "3"};
   std::istringstream extra(hosts.mpirun_args());
@@ -184,7 +186,7 @@ TEST(MultiHost, UserLaunchedRunWritesOnRankZerosHostAndNamesEveryHost) {
 // names the dead rank, its host and the phase, and keeps every figure completed before.
 TEST(MultiHost, KilledRankEndsTheProbeWithinTheBoundKeepingFigures) {
   NamespaceHosts hosts(2);
-  if (!hosts.why_not().empty()) GTEST_SKIP() << hosts.why_not();
+  if (!hosts.why_not().empty()) SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_NETNS", hosts.why_not());
   const std::string out = hosts.file("killed.json").string();
   auto run = std::async(std::launch::async, [&] {
     return run_launcher(self_launch(hosts, out, "256MiB", "5s"), hosts.file("run.log").string(), 240, {});
@@ -210,7 +212,7 @@ TEST(MultiHost, KilledRankEndsTheProbeWithinTheBoundKeepingFigures) {
 // probe stops the launcher itself within the bound and keeps the figures.
 TEST(MultiHost, LostHostEndsTheProbeWithinTheBoundKeepingFigures) {
   NamespaceHosts hosts(2);
-  if (!hosts.why_not().empty()) GTEST_SKIP() << hosts.why_not();
+  if (!hosts.why_not().empty()) SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_NETNS", hosts.why_not());
   const std::string out = hosts.file("lost.json").string();
   auto run = std::async(std::launch::async, [&] {
     return run_launcher(self_launch(hosts, out, "256MiB", "5s"), hosts.file("run.log").string(), 240, {});
@@ -236,7 +238,7 @@ TEST(MultiHost, LostHostEndsTheProbeWithinTheBoundKeepingFigures) {
 // `run` (a standard-level sweep, long enough to be cut) and `probe` keep them each their own way.
 void user_launched_rank_dies(const std::vector<std::string>& command) {
   NamespaceHosts hosts(2);
-  if (!hosts.why_not().empty()) GTEST_SKIP() << hosts.why_not();
+  if (!hosts.why_not().empty()) SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_NETNS", hosts.why_not());
   const std::string out = hosts.file("user-killed.json").string();
   std::vector<std::string> args = {"mpirun", "--allow-run-as-root", "--hostfile", hosts.hostfile(), "-np", "2"};
   std::istringstream extra(hosts.mpirun_args());
@@ -290,7 +292,7 @@ TEST(MultiHost, UserLaunchedProbeKeepsFiguresWhenARankDies) {
 // in three rounds and names h3, because every pair with it is slow.
 TEST(MultiHost, PairsNameTheHostWhoseLinkIsThrottled) {
   NamespaceHosts hosts(3);
-  if (!hosts.why_not().empty()) GTEST_SKIP() << hosts.why_not();
+  if (!hosts.why_not().empty()) SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_NETNS", hosts.why_not());
   hosts.slow(3, "50mbit");
   const std::string out = hosts.file("pairs.json").string();
   const LaunchEnd end = run_launcher({NODEAUDIT_BINARY, "probe", "comm.host-fabric", "--pairs", "true", "--hostfile",

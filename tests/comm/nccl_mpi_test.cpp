@@ -3,6 +3,8 @@
 // job through the watchdog, and a launch without any MPI-capable probe is refused. In a build
 // without NCCL (the sanitizer build) the same launch must be refused as bad input instead.
 #include <gtest/gtest.h>
+
+#include "../expect_gate.hpp"
 #include <unistd.h>
 
 #include <cstdio>
@@ -71,7 +73,7 @@ nlohmann::json read_json(const fs::path& path) {
 }  // namespace
 
 TEST(MultiNodeNccl, TwoRanksAgreeAndRankZeroWritesOneResult) {
-  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found on PATH (install openmpi-bin)";
+  if (!have_mpirun()) SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_MPI", "mpirun not found on PATH (install openmpi-bin)");
   const fs::path dir = fresh_dir("nccl-mpi");
   const LaunchEnd end = run_launcher(
       mpirun_np2({"probe", "comm.allreduce", "--watchdog", "5s", "--out", (dir / "allreduce.json").string()}),
@@ -108,7 +110,7 @@ TEST(MultiNodeNccl, TwoRanksAgreeAndRankZeroWritesOneResult) {
 }
 
 TEST(MultiNodeNccl, RunUnderMpirunRunsCommProbesInEveryRank) {
-  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found on PATH (install openmpi-bin)";
+  if (!have_mpirun()) SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_MPI", "mpirun not found on PATH (install openmpi-bin)");
   const fs::path dir = fresh_dir("run-mpi");
   const LaunchEnd end =
       run_launcher(mpirun_np2({"run", "--only", "comm.host-fabric,comm.allreduce,comm.p2p", "--out", (dir / "run.json").string()}),
@@ -132,7 +134,7 @@ TEST(MultiNodeNccl, RunUnderMpirunRunsCommProbesInEveryRank) {
 }
 
 TEST(MultiNodeNccl, HungPeerEndsTheJobThroughTheWatchdog) {
-  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found on PATH (install openmpi-bin)";
+  if (!have_mpirun()) SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_MPI", "mpirun not found on PATH (install openmpi-bin)");
   if (!nccl_built()) GTEST_SKIP() << "this build has no NCCL probes: their MPI path does not exist here";
   // rank 0: nodeaudit's NCCL path; rank 1: a helper that never joins MPI_Init.
   std::vector<std::string> args = mpirun_prefix();
@@ -146,7 +148,7 @@ TEST(MultiNodeNccl, HungPeerEndsTheJobThroughTheWatchdog) {
 }
 
 TEST(MultiNodeNccl, RunUnderMpirunWithoutMpiProbesIsRefused) {
-  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found on PATH (install openmpi-bin)";
+  if (!have_mpirun()) SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_MPI", "mpirun not found on PATH (install openmpi-bin)");
   const fs::path dir = fresh_dir("run-mpi-refused");
   const LaunchEnd end =
       run_launcher(mpirun_np2({"run", "--only", "host.memory-bandwidth", "--out", (dir / "run.json").string()}),

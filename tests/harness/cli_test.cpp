@@ -46,6 +46,16 @@ TEST_F(Cli, ListShowsEveryProbeWithItsBuildState) {
   EXPECT_EQ(id, "host.memory-bandwidth") << r.out;
   EXPECT_EQ(state, "built") << line;
   EXPECT_EQ(r.out.find("test."), std::string::npos) << "test-only probes are not listed";
+  // Every GPU probe says it has not been validated on a GPU; a host or storage probe does not.
+  std::istringstream again(r.out);
+  int gpu_lines = 0;
+  while (std::getline(again, line)) {
+    const bool marked = line.find("[not yet validated on real hardware]") != std::string::npos;
+    if (line.rfind("gpu.", 0) == 0) EXPECT_TRUE(marked) << line;
+    if (line.rfind("host.", 0) == 0 || line.rfind("storage.", 0) == 0) EXPECT_FALSE(marked) << line;
+    gpu_lines += line.rfind("gpu.", 0) == 0 ? 1 : 0;
+  }
+  EXPECT_GT(gpu_lines, 0) << r.out;
 }
 
 TEST_F(Cli, EnvPrintsTheHostPart) {
@@ -69,7 +79,8 @@ TEST_F(Cli, RunWritesASchemaValidResult) {
   ASSERT_EQ((*probe)["metrics"].size(), 4u);
   for (const auto& m : (*probe)["metrics"]) {
     EXPECT_EQ(m["unit"], "GB/s");
-    EXPECT_EQ(m["n"], 3);
+    // --repetitions is per round; the quick level measures two rounds.
+    EXPECT_EQ(m["n"], 3 * (*probe).value("rounds", 1)) << m.dump();
     EXPECT_GT(m["median"].get<double>(), 0);
   }
   EXPECT_TRUE((*probe)["telemetry"].contains("host"));

@@ -35,6 +35,17 @@ TEST(Disturbance, ForeignCpuPastTheThresholdIsEvidence) {
   EXPECT_DOUBLE_EQ(d["thresholds"]["cpu_share_pct"].get<double>(), 5.0);
 }
 
+TEST(Disturbance, HypervisorStealIsForeignLoadAndNamedAsSuch) {
+  // 2 CPUs, 10 s: the probe used 10 CPU-seconds; the hypervisor gave 3 CPU-seconds to another guest.
+  HostLoadReading after = reading(10, 13, 0, 10);
+  after.cpu_steal_s = 3;
+  const nlohmann::json d = judge_disturbance(reading(0, 0, 0), after, 2);
+  EXPECT_TRUE(d["disturbed"].get<bool>());
+  EXPECT_DOUBLE_EQ(d["cpu_steal_s"].get<double>(), 3.0);
+  EXPECT_EQ(d["evidence"], "other processes used 3.0 CPU-seconds in 10.0 s, 15% of the 2 CPUs (threshold 5%), of "
+                           "which 3.0 CPU-seconds hypervisor steal (/proc/stat)");
+}
+
 TEST(Disturbance, ForeignDiskTrafficPastTheThresholdIsEvidence) {
   // The probe read 1 GB itself; 500 MB more moved in 10 s: 50 MB/s foreign.
   const nlohmann::json d = judge_disturbance(reading(0, 0, 0), reading(10, 0, 1.5e9, 0, 1e9), 2);

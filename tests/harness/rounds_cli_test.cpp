@@ -78,6 +78,20 @@ TEST_F(RoundsCli, RunWithThreeRoundsWritesEachRoundsMedianBesideThePooledFigures
   EXPECT_TRUE(probe.contains("disturbance"));
 }
 
+TEST_F(RoundsCli, QuickLevelSplitsItsBudgetIntoTwoRoundsByDefault) {
+  const auto r = run_process({NODEAUDIT_BINARY, "run", "--only", "host.memory-bandwidth", "--out", dir_});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const auto files = files_in(dir_);
+  ASSERT_EQ(files.size(), 1u);
+  const nlohmann::json probe = probe_in(load_result_file(files[0]), "host.memory-bandwidth");
+  EXPECT_EQ(probe["rounds"], 2);
+  for (const auto& m : probe["metrics"]) {
+    ASSERT_EQ(m["round_medians"].size(), 2u) << m.dump();
+    // Each round takes half the quick budget, with at least three timed repetitions of its own.
+    EXPECT_GE(m["n"].get<int>(), 6) << m.dump();
+  }
+}
+
 TEST_F(RoundsCli, ProbeWithRoundsRecordsThemToo) {
   const auto r = run_process(
       {NODEAUDIT_BINARY, "probe", "host.memory-bandwidth", "--rounds", "2", "--repetitions", "2", "--format", "json"});
@@ -100,7 +114,9 @@ TEST_F(RoundsCli, BadRoundsExitTwoAndWriteNothing) {
 TEST_F(RoundsCli, CpuBurningProcessesDuringHostDecodeMarkItDisturbed) {
   CpuHogs hogs;
   ASSERT_GT(hogs.count(), 0u);
-  const auto r = run_process({NODEAUDIT_BINARY, "run", "--only", "host.decode", "--repetitions", "2", "--out", dir_});
+  // One round: a round shorter than a second is not judged (/proc/stat's ticks are too coarse).
+  const auto r = run_process(
+      {NODEAUDIT_BINARY, "run", "--only", "host.decode", "--rounds", "1", "--repetitions", "2", "--out", dir_});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const auto files = files_in(dir_);
   ASSERT_EQ(files.size(), 1u);

@@ -118,8 +118,9 @@ TEST_F(RunProfile, TargetGpusJudgeTheMeasuredHostAndLabelEveryDatasheetFigure) {
   for (const auto& resource : a["resources"]) {
     if (!resource.contains("capacity")) continue;
     const std::string metric = resource["capacity"]["metric"];
-    const bool from_table = resource["capacity"].contains("basis");
-    EXPECT_EQ(from_table, metric.rfind("datasheet (not measured): ", 0) == 0) << metric;
+    // The basis marks a line resting on the GPU table (an upper bound says its own basis).
+    const bool from_table = resource["capacity"].value("basis", "") == "GPU table, not measured on this node";
+    EXPECT_EQ(from_table, (metric.rfind("published measurement (another node: ", 0) == 0 || metric.rfind("datasheet peak (", 0) == 0)) << metric;
     const std::string name = resource["resource"];
     const bool gpu_side = name == "compute" || name == "host_to_device" || name == "communication";
     EXPECT_EQ(from_table, gpu_side) << name << ": " << metric;
@@ -129,11 +130,11 @@ TEST_F(RunProfile, TargetGpusJudgeTheMeasuredHostAndLabelEveryDatasheetFigure) {
   for (const auto& rule : a["rules"]) {
     if (rule["verdict"] == "NOT_JUDGED") continue;
     EXPECT_TRUE(rule.contains("datasheet_inputs")) << rule;  // every judged rule here rests on the table somewhere
-    EXPECT_NE(rule["text"].get<std::string>().find("[datasheet (not measured): "), std::string::npos) << rule;
+    EXPECT_NE(rule["text"].get<std::string>().find("[GPU table, not measured on this node: "), std::string::npos) << rule;
   }
-  EXPECT_EQ(a["memory"]["basis"], "datasheet (not measured)");
+  EXPECT_EQ(a["memory"]["basis"], "GPU table, not measured on this node");
   EXPECT_NE(r.out.find("\nVerdict for cv-resnet50-imagenet on 8 x H100 SXM5 80 GB"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\nFirst bottleneck: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nLimiting resource: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\nCost of one effective run: not computed (give --price-per-hour"), std::string::npos) << r.out;
 }
 
@@ -182,7 +183,9 @@ TEST_F(RunProfile, SkipLeavesProbesOutAndMayNotLeaveNone) {
 
 TEST_F(RunProfile, TelemetryOutKeepsTheSeriesAndNeverOverwrites) {
   const std::string csv = dir_ + "/telemetry.csv", out = dir_ + "/r.json";
-  const auto r = run_process({NODEAUDIT_TESTBIN, "run", "--only", "test.hold", "--telemetry-out", csv, "--out", out});
+  // One round: the result keeps one round's telemetry summary, the CSV every round's rows.
+  const auto r = run_process(
+      {NODEAUDIT_TESTBIN, "run", "--only", "test.hold", "--rounds", "1", "--telemetry-out", csv, "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto samples = probe_in(load_result_file(out), "test.hold")["telemetry"]["samples"].get<std::size_t>();
   EXPECT_GE(samples, 1u) << "test.hold lasts 1.5 s: the 0.5 s sampler has rows";

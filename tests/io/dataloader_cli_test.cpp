@@ -44,10 +44,13 @@ TEST(DataLoaderCli, RealSweepAtOneAndTwoWorkersGivesPositiveFiguresAndTheKnee) {
       EXPECT_GT((*rate)["samples"][0].get<double>(), 0) << rate->dump();
       EXPECT_GT((*cpu)["samples"][0].get<double>(), 0) << cpu->dump();
     }
+    // The knee from the two measured rates: the fewest workers within 90% of the best rate.
+    const double one = metric(e, "samples_per_s", decoder, "1")->at("median").get<double>();
+    const double two = metric(e, "samples_per_s", decoder, "2")->at("median").get<double>();
+    const double expected_knee = one >= 0.9 * std::max(one, two) ? 1 : 2;
     const auto* knee = metric(e, "knee_workers", decoder);
     ASSERT_TRUE(knee) << e["metrics"].dump();
-    const double k = (*knee)["samples"][0].get<double>();
-    EXPECT_TRUE(k == 1 || k == 2) << k;
+    EXPECT_EQ((*knee)["samples"][0].get<double>(), expected_knee) << "1 worker " << one << ", 2 workers " << two;
   }
   EXPECT_EQ(e["info"]["decoders_measured"], nlohmann::json::array({"pil", "torchvision"}));
   EXPECT_EQ(e["info"]["samples"]["kind"], "jpeg");

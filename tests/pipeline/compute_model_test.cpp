@@ -17,7 +17,7 @@ TEST(ComputeModel, ResNetOnH100IsFlopsOverTheTablesMeasuredRateTimesEfficiency) 
   ASSERT_TRUE(error.empty()) << error;
   EXPECT_DOUBLE_EQ(d.flops_per_step, 256 * 24.5e9);
   EXPECT_NEAR(d.compute_s, 256 * 24.5e9 / (792.1e12 * 0.22), 1e-9);
-  EXPECT_NE(d.source.find("datasheet (not measured)"), std::string::npos) << d.source;
+  EXPECT_NE(d.source.find("published measurement (another node: "), std::string::npos) << d.source;
   EXPECT_NE(d.source.find("MAMF"), std::string::npos) << d.source;
 }
 
@@ -68,7 +68,7 @@ TEST(CommModel, TableBusbwIsTheCurvePointNearestTheGradientsAndSaysItIsNotMeasur
   const score::Profile profile = score::load_profile("cv-resnet50-imagenet");
   std::string source;
   EXPECT_DOUBLE_EQ(table_busbw(profile, *score::find_gpu_model("h100"), source), 400.61);
-  EXPECT_NE(source.find("datasheet (not measured)"), std::string::npos) << source;
+  EXPECT_NE(source.find("published measurement (another node: "), std::string::npos) << source;
   EXPECT_NE(source.find("134217728 B"), std::string::npos) << source;
   EXPECT_EQ(table_busbw(profile, *score::find_gpu_model("h100-pcie"), source), 0);  // peaks only
 }

@@ -87,13 +87,41 @@ TEST(CompareRounds, SingleRoundCandidateTakesTheBandFromTheBaselinesRounds) {
   EXPECT_EQ(change_of(c, "storage.dataset").verdict, Verdict::inconclusive);
 }
 
-TEST(CompareRounds, OneRunEachSideSaysTheNoiseIsUnknownAndNamesTheFloor) {
+TEST(CompareRounds, AFileComparedWithItselfIsUnchangedEverywhere) {
+  for (const char* name : {"single-round-candidate-drop.json", "rounds-baseline.json", "rounds-candidate-disturbed.json"}) {
+    const Comparison c = compare_rounds({name}, name);
+    ASSERT_FALSE(c.metrics.empty()) << name;
+    EXPECT_EQ(c.count(Verdict::unchanged), static_cast<int>(c.metrics.size())) << name;
+    EXPECT_FALSE(c.has_regression()) << name;
+  }
+}
+
+TEST(CompareRounds, OneRunEachSideSaysTheNoiseWasNotMeasuredAndBorrowsNoFloor) {
   const Comparison c = compare_rounds({"single-round-candidate-drop.json"}, "single-round-candidate-drop.json");
   const MetricChange& decode = change_of(c, "host.decode");
   EXPECT_FALSE(decode.band.measured);
-  EXPECT_NE(decode.band.source.find("between-run noise unknown"), std::string::npos) << decode.band.source;
-  EXPECT_DOUBLE_EQ(decode.band.spread_pct, noise_floor("host.decode", "images_per_s").spread_pct);
-  EXPECT_NE(render_compare_markdown(c).find("## Between-run noise unknown"), std::string::npos);
+  EXPECT_EQ(decode.band.source, "noise not measured on this node (one run each side, no rounds)");
+  EXPECT_DOUBLE_EQ(decode.band.spread_pct, 0.0);
+  EXPECT_NE(render_compare_markdown(c).find("## Noise not measured on this node"), std::string::npos);
+}
+
+TEST(CompareRounds, OneRunEachSideABeyondToleranceDropWithIntervalsApartFailsTheGate) {
+  // The baseline's single-round figures scaled by 0.8: intervals far apart, no rounds on either side.
+  const nlohmann::json base = load_compare("single-round-candidate-drop.json");
+  nlohmann::json slower = base;
+  for (auto& probe : slower["probes"])
+    for (auto& m : probe["metrics"]) {
+      for (const char* key : {"median", "mean", "min", "max", "p5", "p95"}) m[key] = m[key].get<double>() * 0.8;
+      m["ci95"] = {m["ci95"][0].get<double>() * 0.8, m["ci95"][1].get<double>() * 0.8};
+      for (auto& sample : m["samples"]) sample = sample.get<double>() * 0.8;
+    }
+  const Comparison c = compare_results({LabelledResult{"a.json", base}}, LabelledResult{"b.json", slower}, {});
+  const MetricChange& decode = change_of(c, "host.decode");
+  EXPECT_EQ(decode.verdict, Verdict::regression) << decode.why;
+  EXPECT_EQ(verdict_text(decode), "regression (noise not measured on this node: confirm with --rounds 3)");
+  EXPECT_TRUE(c.has_regression());
+  EXPECT_NE(render_compare_markdown(c).find("| regression (noise not measured on this node: confirm with --rounds 3) |"),
+            std::string::npos);
 }
 
 TEST(CompareRounds, SeveralBaselinesPoolTheirRunsAndNameMetricsNotInEveryBaseline) {
@@ -124,7 +152,33 @@ TEST(CompareRounds, AnotherHostIsTheFirstEnvironmentDifference) {
 TEST(NoiseBand, SpreadIsTheRelativeRangeOfTheWiderSide) {
   EXPECT_DOUBLE_EQ(relative_spread_pct(std::vector<double>{100, 110, 90}), 20.0);
   EXPECT_DOUBLE_EQ(relative_spread_pct(std::vector<double>{100}), 0.0);
-  const NoiseBand band = noise_band({100, 101, 99}, {50, 60, 55}, "p", "m");
+  const NoiseBand band = noise_band({100, 101, 99}, {50, 60, 55}, "bandwidth");
   EXPECT_TRUE(band.measured);
   EXPECT_NEAR(band.spread_pct, 10.0 / 55.0 * 100.0, 1e-9);
+  EXPECT_NEAR(band.width_pct(), 2 * 10.0 / 55.0 * 100.0, 1e-9);
+}
+
+TEST(NoiseBand, TailFiguresTakeThreeTimesTheirSpread) {
+  for (const char* tail : {"latency_p99", "p999_us", "latency_p95", "latency_max", "step_time_max_s"})
+    EXPECT_TRUE(is_tail_figure(tail)) << tail;
+  for (const char* centre : {"bandwidth", "latency_p50", "images_per_s", "pcie_gen_max", "memory_peak_max", "p9x"})
+    EXPECT_FALSE(is_tail_figure(centre)) << centre;
+  const NoiseBand band = noise_band({100, 110}, {105, 100}, "latency_p99");
+  EXPECT_DOUBLE_EQ(band.multiple, 3.0);
+  EXPECT_NEAR(band.width_pct(), 3 * 10.0 / 105.0 * 100.0, 1e-9);
+}
+
+TEST(CompareRounds, ATailMovingLessThanThreeTimesItsSpreadIsNotARegression) {
+  // Baseline p99 rounds 100/109.2 (9.2% spread): +18.9% is beyond twice the spread, inside three times.
+  MetricRecord base{};
+  base.probe = "storage.read", base.name = "latency_p99", base.unit = "us", base.higher_is_better = false;
+  base.round_medians = {100, 109.2};
+  base.median = 104.6, base.ci_lo = 100, base.ci_hi = 109.2;
+  MetricRecord cand = base;
+  cand.round_medians = {124.0, 124.7};
+  cand.median = 124.35, cand.ci_lo = 124.0, cand.ci_hi = 124.7;
+  const MetricChange tail = compare_metric(base, cand, 5);
+  EXPECT_EQ(tail.verdict, Verdict::inconclusive) << tail.why;
+  base.name = cand.name = "latency_p50";
+  EXPECT_EQ(compare_metric(base, cand, 5).verdict, Verdict::regression);
 }

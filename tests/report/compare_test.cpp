@@ -37,10 +37,9 @@ TEST(Compare, UnchangedRunHasNoRegressionAndPairsEveryMetric) {
   const Comparison c = compare_with("candidate-unchanged.json");
   EXPECT_FALSE(c.has_regression());
   EXPECT_EQ(c.metrics.size(), 24u);
-  // One run each side: the storage figures' floor (20%, issue 17) exceeds the 5% tolerance, so even
-  // an identical figure is inconclusive there; everything else is unchanged.
-  EXPECT_EQ(c.count(Verdict::inconclusive), 7);  // storage.read x2, storage.dataset x5
-  EXPECT_EQ(c.count(Verdict::unchanged), 17);
+  // One run each side, every figure within the 5% tolerance: unchanged, with no borrowed noise floor.
+  EXPECT_EQ(c.count(Verdict::inconclusive), 0);
+  EXPECT_EQ(c.count(Verdict::unchanged), 24);
   EXPECT_TRUE(c.env.empty());
   EXPECT_TRUE(c.only_in_baseline.empty());
   EXPECT_TRUE(c.only_in_candidate.empty());
@@ -72,9 +71,13 @@ TEST(Compare, NoisyChangeBeyondToleranceIsNotARegression) {
       find_change(c, "storage.read bandwidth [block_size=1048576, cache=none, pattern=seq, workers=4]");
   ASSERT_NE(storage, nullptr);
   EXPECT_NEAR(*storage->delta_pct, -8.0, 1e-9);
-  EXPECT_FALSE(storage->band.measured) << "one run each side: between-run noise unknown";
+  EXPECT_FALSE(storage->band.measured) << "one run each side: between-run noise not measured";
+  EXPECT_TRUE(storage->intervals_overlap);
   EXPECT_EQ(storage->verdict, Verdict::inconclusive);
-  EXPECT_NE(storage->why.find("run-to-run spread 20% exceeds the 5% tolerance"), std::string::npos) << storage->why;
+  EXPECT_NE(storage->why.find("95% intervals of the medians overlap; noise not measured on this node: confirm with "
+                              "--rounds 3"),
+            std::string::npos)
+      << storage->why;
   const MetricChange* gemm = find_change(c, "gpu.gemm tflops [dtype=bf16, gpu=0]");
   ASSERT_NE(gemm, nullptr);
   EXPECT_FALSE(gemm->intervals_overlap) << "tight samples 2% apart do not overlap";
@@ -133,14 +136,18 @@ TEST(CompareMetric, FromZeroHasNoPercentageButStillCounts) {
 }
 
 TEST(CompareMetric, WithoutRoundsTheIntervalsMustAlsoBeApart) {
+  // -11% is beyond the tolerance, but with the intervals overlapping and no measured noise the
+  // change is neither called nor passed as unchanged.
   const MetricChange overlapping = compare_metric(record(100, 95, 105), record(89, 80, 95), 5);
-  EXPECT_EQ(overlapping.verdict, Verdict::unchanged);
+  EXPECT_EQ(overlapping.verdict, Verdict::inconclusive);
   EXPECT_NE(overlapping.why.find("overlap"), std::string::npos) << overlapping.why;
 }
 
 TEST(CompareMetric, TouchingIntervalsOverlap) {
-  EXPECT_EQ(compare_metric(record(100, 95, 105), record(89, 80, 95), 5).verdict, Verdict::unchanged);
-  EXPECT_EQ(compare_metric(record(100, 95, 105), record(89, 80, 94.9), 5).verdict, Verdict::regression);
+  EXPECT_EQ(compare_metric(record(100, 95, 105), record(89, 80, 95), 5).verdict, Verdict::inconclusive);
+  const MetricChange apart = compare_metric(record(100, 95, 105), record(89, 80, 94.9), 5);
+  EXPECT_EQ(apart.verdict, Verdict::regression);
+  EXPECT_EQ(verdict_text(apart), "regression (noise not measured on this node: confirm with --rounds 3)");
 }
 
 TEST(CompareMetric, DifferentUnitsAreNotCompared) {

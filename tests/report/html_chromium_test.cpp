@@ -3,6 +3,8 @@
 // the console (no script error, no Content-Security-Policy violation from an external resource).
 #include <gtest/gtest.h>
 
+#include "../expect_gate.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -52,7 +54,7 @@ Rendered render_in_chromium(const std::string& html, const std::string& dir) {
 
 TEST(HtmlInChromium, ChartsRenderWithNoConsoleErrors) {
   const std::string chromium = find_on_path("chromium");
-  if (chromium.empty()) GTEST_SKIP() << "chromium not installed (scripts/install-deps.sh installs it)";
+  if (chromium.empty()) SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_CHROMIUM", "chromium not installed (scripts/install-deps.sh installs it)");
   const std::string dir = make_temp_dir("report-html");
   const std::string html = dir + "/report.html", fixtures = NODEAUDIT_FIXTURES;
   const ProcessResult report = run_process({NODEAUDIT_BINARY, "report", fixtures + "/compare/baseline.json",
@@ -63,7 +65,8 @@ TEST(HtmlInChromium, ChartsRenderWithNoConsoleErrors) {
                    "--user-data-dir=" + dir + "/profile", "--enable-logging=stderr", "--v=0", "--dump-dom", "file://" + html});
   fs::remove_all(dir);
   if (browser.exit_code != 0 && browser.out.empty())
-    GTEST_SKIP() << "chromium could not start here (exit " << browser.exit_code << "): " << browser.err.substr(0, 300);
+    SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_CHROMIUM", "chromium could not start here (exit " +
+                                                          std::to_string(browser.exit_code) + "): " + browser.err.substr(0, 300));
   const std::string& dom = browser.out;
   EXPECT_NE(dom.find("data-charts-total=\"8\""), std::string::npos) << dom.substr(0, 2000);
   EXPECT_NE(dom.find("data-charts-rendered=\"8\""), std::string::npos) << "every chart has bars or points";
@@ -85,7 +88,7 @@ TEST(HtmlInChromium, ScorecardFirstAndFiguresFoldedPerProbe) {
   ASSERT_EQ(report.exit_code, 0) << report.err;
   const Rendered page = render_in_chromium(html, dir);
   fs::remove_all(dir);
-  if (!page.skip_reason.empty()) GTEST_SKIP() << page.skip_reason;
+  if (!page.skip_reason.empty()) SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_CHROMIUM", page.skip_reason);
   const auto scorecard = page.dom.find("<table class=\"scorecard\">");
   ASSERT_NE(scorecard, std::string::npos) << page.dom.substr(0, 2000);
   EXPECT_LT(scorecard, page.dom.find("<h2>Nodes</h2>"));
@@ -108,7 +111,7 @@ TEST(HtmlInChromium, FleetReportFoldsItsFiguresPerProbe) {
   ASSERT_EQ(report.exit_code, 1) << report.err;
   const Rendered page = render_in_chromium(html, dir);
   fs::remove_all(dir);
-  if (!page.skip_reason.empty()) GTEST_SKIP() << page.skip_reason;
+  if (!page.skip_reason.empty()) SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_CHROMIUM", page.skip_reason);
   EXPECT_NE(page.dom.find("Verdict: FAIL: 2 of 20 nodes fail</h2>"), std::string::npos) << page.dom.substr(0, 2000);
   EXPECT_EQ(occurrences(page.dom, "<details class=\"probe\""), 7u) << "one folded group per probe of balanced.json";
   EXPECT_LT(page.dom.find("Configuration drift"), page.dom.find("<details"));

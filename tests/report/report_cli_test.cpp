@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_process.hpp"
 
 namespace fs = std::filesystem;
@@ -77,6 +79,29 @@ TEST_F(CompareCli, BadInputsExitTwoWithOneLine) {
   expect_one_line_error(compare("no-such-file.json"), "cannot be read");
   expect_one_line_error(compare("candidate-unchanged.json", {"--tolerance", "five"}), "--tolerance five");
   expect_one_line_error(compare("candidate-unchanged.json", {"--metric-tolerance", "bandwidth"}), "expected KEY=VALUE");
+  expect_one_line_error(compare("candidate-unchanged.json", {"--tolerance", "150%"}), "--tolerance 150%: expected a percentage from 0 to 100");
+  expect_one_line_error(compare("candidate-unchanged.json", {"--metric-tolerance", "no_such_figure=5"}),
+                        "--metric-tolerance no_such_figure: no figure of that name in these results");
+}
+
+// A quick run recorded on a real node with one round (no measured between-run spread), and the same
+// result with every figure 20% worse (make_scaled_fixture.py): the gate fails, and says the noise
+// of this node was not measured; the result compared with itself is unchanged in every figure.
+TEST_F(CompareCli, OneRunEachSideATwentyPercentDropFailsTheGateAndAFileAgainstItselfIsUnchanged) {
+  const ProcessResult drop = run_process({NODEAUDIT_BINARY, "compare", fixture("recorded-one-round.json"),
+                                          fixture("recorded-one-round-20pct-worse.json")});
+  EXPECT_EQ(drop.exit_code, 1) << drop.out << drop.err;
+  EXPECT_NE(drop.out.find("| regression (noise not measured on this node: confirm with --rounds 3) |"), std::string::npos)
+      << drop.out;
+  const ProcessResult same =
+      run_process({NODEAUDIT_BINARY, "compare", fixture("recorded-one-round.json"), fixture("recorded-one-round.json")});
+  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+  std::ifstream in(fixture("recorded-one-round.json"));
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  std::size_t figures = 0;
+  for (const auto& probe : doc["probes"]) figures += probe.value("metrics", nlohmann::json::array()).size();
+  ASSERT_GT(figures, 0u);
+  EXPECT_NE(same.out.find(", " + std::to_string(figures) + " unchanged, 0 inconclusive"), std::string::npos) << same.out;
 }
 
 TEST_F(CompareCli, ReportWritesMarkdownAndHtmlWithTheCheapestNode) {
@@ -110,7 +135,7 @@ TEST_F(CompareCli, ReportForTargetGpusLabelsTheDatasheetSideInMarkdownAndHtml) {
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     EXPECT_NE(text.find("Judged for 8 x H100 SXM5 80 GB (HGX, NVLink 4) (--target-gpus h100x8)"), std::string::npos)
         << path;
-    EXPECT_NE(text.find("are datasheet (not measured) from the built-in GPU table"), std::string::npos) << path;
+    EXPECT_NE(text.find("come from the built-in GPU table, not measured on these nodes: each a published measurement (another node) or a datasheet peak"), std::string::npos) << path;
     EXPECT_NE(text.find("cpu_decode: 300 images/s per GPU of 7104 needed"), std::string::npos) << path;
   }
   expect_one_line_error(run_process({NODEAUDIT_BINARY, "report", result("cpu-only.json"), "--target-gpus", "h100x8"}),
@@ -140,11 +165,16 @@ TEST_F(CompareCli, RoundsAndSeveralBaselinesGateOnlyOnChangesBeyondTheNoise) {
   EXPECT_NE(disturbed.out.find("candidate disturbed"), std::string::npos) << disturbed.out;
   const std::string junit = dir_ + "/rounds.xml";
   const ProcessResult only_noise = run_process({NODEAUDIT_BINARY, "compare", fixture("rounds-baseline.json"),
-                                                fixture("rounds-baseline.json"), "--junit", junit});
-  EXPECT_EQ(only_noise.exit_code, 0) << only_noise.err;
+                                                fixture("rounds-candidate-drop.json"), "--junit", junit});
+  EXPECT_EQ(only_noise.exit_code, 1) << only_noise.err;
   std::ifstream in(junit);
   const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(xml.find("<skipped message=\"inconclusive: run-to-run spread 20%"), std::string::npos) << xml;
+  // The same file on both sides: every figure unchanged, noisy ones included.
+  const ProcessResult itself =
+      run_process({NODEAUDIT_BINARY, "compare", fixture("rounds-baseline.json"), fixture("rounds-baseline.json")});
+  EXPECT_EQ(itself.exit_code, 0) << itself.err;
+  EXPECT_NE(itself.out.find("0 regressed, 0 improved, 3 unchanged, 0 inconclusive"), std::string::npos) << itself.out;
 }
 
 TEST_F(CompareCli, OneFileIsNotAComparison) {

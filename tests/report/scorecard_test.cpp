@@ -47,7 +47,7 @@ TEST(Scorecard, OneRowPerResourceWithRatioToTheBestNode) {
   EXPECT_EQ(storage.best, 0);
   ASSERT_TRUE(storage.cells[1].ratio_to_best);
   EXPECT_NEAR(*storage.cells[1].ratio_to_best, 800.0 / 4000.0, 1e-9);
-  EXPECT_EQ(storage.cells[1].status, "measured");
+  EXPECT_EQ(storage.cells[1].status, "measured on this node");
   EXPECT_EQ(storage.cells[1].unit, "samples/s");
   EXPECT_EQ(row_of(card, "compute").best, -1) << "both nodes' GEMM is 500 TFLOP/s: a tie singles out no node";
   EXPECT_EQ(cell_figure(row_of(card, "compute").cells[0]), "500.0 TFLOP/s");
@@ -75,10 +75,10 @@ TEST(Scorecard, TargetGpusFiguresAreLabelledDatasheet) {
   const Scorecard card = build_scorecard(report);
   for (const char* resource : {"compute", "gpu_memory", "host_to_device"})
     for (const auto& cell : row_of(card, resource).cells)
-      EXPECT_EQ(cell.status.rfind(score::datasheet_label, 0), 0u) << resource << ": " << cell.status;
+      EXPECT_EQ(cell.status.rfind(score::gpu_table_label, 0), 0u) << resource << ": " << cell.status;
   const std::string md = render_report_markdown(report);
   EXPECT_LT(md.find("## Scorecard"), md.find("## Nodes"));
-  EXPECT_NE(md.find("datasheet (not measured)"), std::string::npos);
+  EXPECT_NE(md.find("GPU table, not measured on this node"), std::string::npos);
 }
 
 TEST(Scorecard, WithoutAProfileTheScorecardSaysWhatItNeeds) {

@@ -77,7 +77,7 @@ TEST(ScoreCommand, BalancedResultPassesAndStarvedOneFails) {
   EXPECT_NE(balanced.output.find("Overall: PASS"), std::string::npos) << balanced.output;
   const CliRun starved = nodeaudit("score " + fixture("results/storage-starved.json") + " --profile " + test_profile);
   EXPECT_EQ(starved.exit_code, 1) << starved.output;
-  EXPECT_NE(starved.output.find("Bottleneck: storage: 0.8 GB/s of 1.6 GB/s needed"), std::string::npos)
+  EXPECT_NE(starved.output.find("Limiting resource: storage: 0.8 GB/s of 1.6 GB/s needed"), std::string::npos)
       << starved.output;
 }
 
@@ -132,17 +132,20 @@ TEST(ScoreCommand, TargetGpusJudgeACpuOnlyResult) {
   const CliRun run = nodeaudit("score " + cpu_only + " --profile cv-resnet50-imagenet --target-gpus h100x8");
   EXPECT_EQ(run.exit_code, 1) << run.output;
   EXPECT_NE(run.output.find("Overall: FAIL"), std::string::npos) << run.output;
-  EXPECT_NE(run.output.find("Bottleneck: cpu_decode: 300 images/s per GPU of 7104 needed"), std::string::npos)
+  EXPECT_NE(run.output.find("Limiting resource: cpu_decode: 300 images/s per GPU of 7104 needed"), std::string::npos)
       << run.output;
-  EXPECT_NE(run.output.find("at 792.1 TFLOP/s (datasheet (not measured): ml-engineering MAMF table"), std::string::npos)
+  EXPECT_NE(run.output.find("at 792.1 TFLOP/s (published measurement (another node: ml-engineering MAMF table"), std::string::npos)
       << run.output;
   const CliRun json_run =
       nodeaudit("score " + cpu_only + " --profile cv-resnet50-imagenet --target-gpus h100x8 --format json");
   const auto assessment = nlohmann::json::parse(json_run.output);
-  EXPECT_EQ(assessment["target_gpus"]["label"], "datasheet (not measured)");
+  EXPECT_EQ(assessment["target_gpus"]["label"], "GPU table, not measured on this node");
   EXPECT_EQ(assessment["target_gpus"]["figures"]["gemm_tflops_bf16"]["kind"], "published measurement");
   // H100's fp16 figure is its bf16 MAMF taken for fp16 (same tensor-core rate): said so.
-  EXPECT_EQ(assessment["target_gpus"]["figures"]["gemm_tflops_fp16"]["kind"], "derived from a published measurement");
+  EXPECT_EQ(assessment["target_gpus"]["figures"]["gemm_tflops_fp16"]["kind"], "published measurement");
+  EXPECT_NE(assessment["target_gpus"]["figures"]["gemm_tflops_fp16"]["label"].get<std::string>().find(
+                "the H100 SXM bf16 figure (fp16 runs on the same tensor cores"),
+            std::string::npos);
 }
 
 TEST(ScoreCommand, BadTargetGpusExitTwoNamingWhatIsAcceptedAndWriteNothing) {
@@ -173,7 +176,7 @@ TEST(ProfilesCommand, GpusListsTheTableAndOneModelsSourcedFigures) {
   ASSERT_EQ(table.exit_code, 0) << table.output;
   for (const char* model : {"h100 ", "h200 ", "a100-80gb ", "l40s "})
     EXPECT_NE(table.output.find(std::string("\n") + model), std::string::npos) << model << table.output;
-  EXPECT_NE(table.output.find("datasheet (not measured)"), std::string::npos) << table.output;
+  EXPECT_NE(table.output.find("No figure here was measured on this node"), std::string::npos) << table.output;
   const CliRun h100 = nodeaudit("profiles gpus h100 --format json");
   ASSERT_EQ(h100.exit_code, 0) << h100.output;
   const auto figures = nlohmann::json::parse(h100.output);

@@ -163,36 +163,38 @@ TEST(TargetGpusAssess, CpuOnlyResultJudgedForH100sFailsOnCpuDecodeNamingFigureAn
   EXPECT_EQ(rule(a, "data_wait")["verdict"], "FAIL");
   const json& decode = resource(a, "cpu_decode");
   EXPECT_DOUBLE_EQ(decode["capacity"]["value"].get<double>(), 300);
-  EXPECT_FALSE(decode["capacity"].contains("basis")) << "the host's decode rate was measured";
+  // The host's native decode rate was measured; for this PyTorch profile it is an upper bound (the
+  // DataLoader was not measured in the fixture), and the basis says so.
+  EXPECT_EQ(decode["capacity"].value("basis", "").rfind("upper bound: the native decoder's rate", 0), 0u) << decode;
   EXPECT_FALSE(resource(a, "storage")["capacity"].contains("basis"));
-  EXPECT_EQ(resource(a, "compute")["capacity"]["basis"], "datasheet (not measured)");
-  EXPECT_TRUE(has(resource(a, "compute")["capacity"]["metric"], "datasheet (not measured): ml-engineering MAMF"));
-  EXPECT_EQ(resource(a, "communication")["capacity"]["basis"], "datasheet (not measured)");
+  EXPECT_EQ(resource(a, "compute")["capacity"]["basis"], "GPU table, not measured on this node");
+  EXPECT_TRUE(has(resource(a, "compute")["capacity"]["metric"], "published measurement (another node: ml-engineering MAMF"));
+  EXPECT_EQ(resource(a, "communication")["capacity"]["basis"], "GPU table, not measured on this node");
   // host RAM 256 GB against 8 x 80 GB of GPU memory: judged, and says the GPU memory is the table's.
   EXPECT_EQ(rule(a, "host_ram")["verdict"], "FAIL");
   EXPECT_EQ(rule(a, "host_ram")["datasheet_inputs"], json::array({"GPU memory per GPU"}));
   EXPECT_EQ(rule(a, "cpu_cores")["verdict"], "WARN");  // 16 cores / 8 GPUs = 2.0, FAIL below 2
   EXPECT_THROW(rule(a, "uniformity"), std::runtime_error);  // nothing per GPU to compare: not a rule here
   EXPECT_TRUE(has(a["target_gpus"]["not_applicable"][0], "uniformity: the target's GPUs come from the GPU table"));
-  EXPECT_EQ(a["step"]["basis"], "GPU side datasheet (not measured)");
-  EXPECT_EQ(a["bottleneck"]["basis"], "GPU side datasheet (not measured)");
+  EXPECT_EQ(a["step"]["basis"], "GPU side from the GPU table, not measured on this node");
+  EXPECT_EQ(a["bottleneck"]["basis"], "GPU side from the GPU table, not measured on this node");
   // Every judged line resting on the table says so.
   for (const json& r : a["rules"]) {
     if (r["verdict"] == "NOT_JUDGED" || !r.contains("datasheet_inputs")) continue;
-    EXPECT_TRUE(has(r["text"], "[datasheet (not measured): ")) << r["text"];
+    EXPECT_TRUE(has(r["text"], "[GPU table, not measured on this node: ")) << r["text"];
   }
-  EXPECT_TRUE(has(rule(a, "utilization")["text"], "[datasheet (not measured): compute")) << rule(a, "utilization");
+  EXPECT_TRUE(has(rule(a, "utilization")["text"], "[GPU table, not measured on this node: compute")) << rule(a, "utilization");
   EXPECT_EQ(a["target_gpus"]["spec"], "h100x8");
   EXPECT_FALSE(a["target_gpus"].contains("own_gpus")) << "the node has no GPUs of its own";
   const std::string text = render_assessment(a);
   EXPECT_TRUE(has(text, "judged for 8 x H100 SXM5 80 GB")) << text;
-  EXPECT_TRUE(has(text, "usable per GPU [datasheet (not measured)]")) << text;
+  EXPECT_TRUE(has(text, "usable per GPU [GPU table, not measured on this node]")) << text;
 }
 
 TEST(TargetGpusAssess, MemoryFitOfTheSevenBillionFineTuneRestsOnTheTablesUsableMemory) {
   const TargetGpus target = parse_target_gpus("a100-80gbx8");
   const json a = assess(load_profile("llm-finetune-7b"), fixture("cpu-only.json"), CostOptions{}, &target);
-  EXPECT_EQ(a["memory"]["basis"], "datasheet (not measured)");
+  EXPECT_EQ(a["memory"]["basis"], "GPU table, not measured on this node");
   EXPECT_DOUBLE_EQ(a["memory"]["usable_bytes"].get<double>(), 81920.0 * 1024 * 1024);  // nvidia-smi memory.total
   EXPECT_NE(rule(a, "memory_fit")["verdict"], "NOT_JUDGED");
   EXPECT_EQ(rule(a, "memory_fit")["datasheet_inputs"], json::array({"GPU memory per GPU"}));
@@ -208,7 +210,7 @@ TEST(TargetGpusAssess, RealGpusPlusTargetUseTheTableAndSaySo) {
   const TargetGpus target = parse_target_gpus("h200x4");
   const json a = assess(profile, fixture("balanced.json"), CostOptions{}, &target);
   EXPECT_EQ(a["gpus"], 4);
-  EXPECT_EQ(resource(a, "compute")["capacity"]["basis"], "datasheet (not measured)");
+  EXPECT_EQ(resource(a, "compute")["capacity"]["basis"], "GPU table, not measured on this node");
   EXPECT_NE(resource(a, "compute")["capacity"]["value"], resource(measured, "compute")["capacity"]["value"]);
   EXPECT_TRUE(has(a["target_gpus"]["own_gpus"], "the node's own 8 GPUs (env.gpus) were not used: judged for 4 x H200"))
       << a["target_gpus"];
@@ -252,4 +254,23 @@ TEST(TargetGpusAssess, OneTargetGpuHasNoAllReduce) {
 }
 
 }  // namespace
+// A model with a datasheet peak only (L40S) is taken at the peak times the mean published GEMM/peak
+// ratio of the models that have both for that dtype (H100 SXM and A100 SXM bf16), and the verdict
+// says the step rests on a datasheet peak.
+TEST(TargetGpusAssess, APeakOnlyModelIsScaledByThePublishedRatioAndTheVerdictSaysSo) {
+  const double ratio = (792.1 / 989.4 + 267.9 / 312.0) / 2;
+  const auto rate = parse_target_gpus("l40sx4").model.gemm_rate("bf16");
+  ASSERT_TRUE(rate.has_value());
+  EXPECT_TRUE(rate->from_peak);
+  EXPECT_NEAR(rate->value, 362.05 * ratio, 1e-9);
+  EXPECT_EQ(rate->label().rfind("datasheet peak (NVIDIA L40S datasheet", 0), 0u) << rate->label();
+  EXPECT_NE(rate->label().find("h100 bf16 0.80, a100-80gb bf16 0.86"), std::string::npos) << rate->label();
+  const TargetGpus target = parse_target_gpus("l40sx4");
+  const json a = assess(load_profile("cv-resnet50-imagenet"), fixture("cpu-only.json"), CostOptions{}, &target);
+  const std::string summary = render_summary(a);
+  EXPECT_NE(summary.find("(the step is predicted from a datasheet peak: fp16 GEMM"), std::string::npos) << summary;
+  // A published measurement is taken as it is.
+  EXPECT_FALSE(parse_target_gpus("h100x8").model.gemm_rate("bf16")->from_peak);
+}
+
 }  // namespace nodeaudit::score
