@@ -24,6 +24,10 @@ double percentile(std::span<const double> values, double q) {
   return percentile_sorted(sorted, std::clamp(q, 0.0, 1.0));
 }
 
+double median_or_nan(std::span<const double> values) {
+  return values.empty() ? std::nan("") : percentile(values, 0.5);
+}
+
 RankInterval median_ci95_ranks(std::size_t n) {
   // Normal approximation to binomial(n, 1/2): 1-based ranks n/2 - 1.96*sqrt(n)/2 and
   // 1 + n/2 + 1.96*sqrt(n)/2, rounded to the nearest rank (n = 100 gives ranks 40 and 61, as the

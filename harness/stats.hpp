@@ -19,6 +19,9 @@ struct Summary {
 // q in [0, 1]; values need not be sorted. Empty input returns 0.
 double percentile(std::span<const double> values, double q);
 
+// The median, or NaN for no values (a figure that was never measured, not a zero).
+double median_or_nan(std::span<const double> values);
+
 Summary summarize(std::span<const double> values);
 
 // Indices (0-based, into the sorted samples) bounding a distribution-free 95% confidence interval

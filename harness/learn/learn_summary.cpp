@@ -6,17 +6,13 @@
 
 #include <fmt/format.h>
 
+#include "stats.hpp"
+
 #include "units.hpp"
 
 namespace nodeaudit::learn {
 
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
 
 std::string si(double value, const char* unit) {
   const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
@@ -46,8 +42,8 @@ std::vector<Line> rows(const LearnedJob& job, const JobLoad& load) {
                    job.ddp ? "DDP's all-reduce overlaps backward and is counted in it" : ""});
   }
   if (!load.cpu_cores.empty())
-    out.push_back({"job's processes", fmt::format("{:.2f} cores busy, storage reads {}/s (median over the {})", median(load.cpu_cores),
-                                                  load.read_bytes_per_s.empty() ? std::string("unknown") : si(median(load.read_bytes_per_s), "B"), load.window), ""});
+    out.push_back({"job's processes", fmt::format("{:.2f} cores busy, storage reads {}/s (median over the {})", median_or_nan(load.cpu_cores),
+                                                  load.read_bytes_per_s.empty() ? std::string("unknown") : si(median_or_nan(load.read_bytes_per_s), "B"), load.window), ""});
   if (job.steps_done == 0) return out;
   out.push_back({"parameters", fmt::format("{:.0f} ({:.0f} trainable), {}, {} ({:.3g} bytes per trainable parameter)", f.parameters.value,
                                            f.trainable_parameters.value, f.dtype.value, f.optimizer.value, f.bytes_per_parameter.value), f.bytes_per_parameter.how});

@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include <fmt/format.h>
+
+#include "stats.hpp"
 #include <fmt/ranges.h>
 
 #include "errors.hpp"
@@ -59,12 +61,6 @@ std::vector<std::string> split_values(const std::string& text) {
   for (std::string v; std::getline(in, v, ',');) values.push_back(v);
   if (!text.empty() && text.back() == ',') values.push_back("");
   return values;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 }  // namespace
@@ -123,7 +119,7 @@ VaryReport summarize_vary(const VarySetting& setting, int repeats, const std::ve
     }
     const auto& figure = setting.per_sample_rate() ? v.samples_per_s : v.step_time_s;
     if (!figure.empty()) {
-      v.figure_median = median(figure);
+      v.figure_median = median_or_nan(figure);
       v.figure_min = *std::min_element(figure.begin(), figure.end());
       v.figure_max = *std::max_element(figure.begin(), figure.end());
     }

@@ -6,17 +6,13 @@
 
 #include <fmt/format.h>
 
+#include "stats.hpp"
+
 #include "vary.hpp"
 
 namespace nodeaudit::learn {
 
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
 
 struct Row {
   std::string value, figure, wait, cpu, verdict;
@@ -36,8 +32,8 @@ std::vector<Row> rows(const VaryReport& r) {
     if (v.verdict != "baseline" && v.figure_median > 0 && r.values.front().figure_median > 0)
       verdict += fmt::format(" ({:+.1f}%)", 100 * v.gain);
     for (const auto& f : v.failures) verdict += "; failed " + f;
-    out.push_back({v.value, figure_text(r, v), v.data_wait_share.empty() ? "-" : fmt::format("{:.1f}%", 100 * median(v.data_wait_share)),
-                   v.cpu_cores.empty() ? "-" : fmt::format("{:.2f}", median(v.cpu_cores)), verdict});
+    out.push_back({v.value, figure_text(r, v), v.data_wait_share.empty() ? "-" : fmt::format("{:.1f}%", 100 * median_or_nan(v.data_wait_share)),
+                   v.cpu_cores.empty() ? "-" : fmt::format("{:.2f}", median_or_nan(v.cpu_cores)), verdict});
   }
   return out;
 }
