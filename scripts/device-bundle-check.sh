@@ -84,6 +84,13 @@ echo "kept what PyTorch loads itself: ${kept[*]:-none}"
 # The tests' compiled-in build folder shows the bundle, as device-run.sh arranges on the GPU machine.
 # shellcheck source=/dev/null
 source "$bundle/manifest.env"
+# A PYTHON whose environment lives in that build folder (make test's torch venv) is shown first at a
+# path of its own, or the bind below would hide it.
+venv_dir="$(cd "$(dirname "$python")/.." && pwd)"
+if [[ -d "$BUNDLE_BUILD_DIR" && $venv_dir/ == "$(realpath "$BUNDLE_BUILD_DIR")"/* ]]; then
+  mkdir -p "$work/python-env" && mount --bind "$venv_dir" "$work/python-env"
+  python="$work/python-env/bin/$(basename "$python")"
+fi
 if [[ -d "$BUNDLE_BUILD_DIR" ]]; then mount --bind "$bundle" "$BUNDLE_BUILD_DIR"; fi
 echo "hid $hidden system libraries and /usr/local/cuda"
 check "the CUDA toolkit is hidden" test ! -e /usr/local/cuda/bin/nvcc
