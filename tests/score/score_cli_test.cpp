@@ -182,7 +182,7 @@ TEST(ProfilesCommand, GpusListsTheTableAndOneModelsSourcedFigures) {
   const auto figures = nlohmann::json::parse(h100.output);
   EXPECT_DOUBLE_EQ(figures["gemm_tflops_bf16"]["value"].get<double>(), 792.1);
   EXPECT_EQ(figures["gemm_tflops_bf16"]["kind"], "published measurement");
-  EXPECT_EQ(figures["gemm_tflops_tf32"]["kind"], "datasheet");  // no published tf32 GEMM: the peak, said so
+  EXPECT_EQ(figures["gemm_tflops_tf32"]["kind"], "datasheet peak");  // no published tf32 GEMM: the peak, said so
   EXPECT_EQ(figures["allreduce_busbw"]["points"].size(), 14u);
   const CliRun unknown = nodeaudit("profiles gpus v100");
   EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
