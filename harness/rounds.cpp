@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 
@@ -64,12 +65,21 @@ nlohmann::json pooled_metrics(const std::vector<nlohmann::json>& entries) {
   return out;
 }
 
+// A finding's identity across rounds: its code, severity and message with the measured figures (the
+// numbers with a decimal point) taken out, so the same slow host found in every round is reported
+// once, in the first round's words. Whole numbers stay: they name things (GPU 3, h3, 2 pairs).
+std::string finding_identity(const nlohmann::json& finding) {
+  static const std::regex figure(R"((^|[^0-9A-Za-z_.])[0-9][0-9,]*\.[0-9]+)");
+  const std::string message = std::regex_replace(finding.value("message", std::string()), figure, "$1#");
+  return finding.value("code", std::string()) + '\n' + finding.value("severity", std::string()) + '\n' + message;
+}
+
 nlohmann::json merged_findings(const std::vector<nlohmann::json>& entries) {
   nlohmann::json out = nlohmann::json::array();
   std::set<std::string> seen;
   for (const auto& entry : entries)
     for (const auto& finding : entry.value("findings", nlohmann::json::array()))
-      if (seen.insert(finding.dump()).second) out.push_back(finding);
+      if (seen.insert(finding.is_object() ? finding_identity(finding) : finding.dump()).second) out.push_back(finding);
   return out;
 }
 

@@ -68,3 +68,20 @@ TEST(MergeRounds, OneDisturbedRoundMarksTheProbeWithTheWorstRoundsEvidence) {
   EXPECT_EQ(merged["disturbance"]["rounds_disturbed"], 1);
   EXPECT_EQ(merged["disturbance"]["rounds_judged"], 3);
 }
+
+TEST(MergeRounds, TheSameFindingInEveryRoundIsReportedOnceAndOthersAreKept) {
+  auto with_findings = [](const std::vector<std::pair<std::string, std::string>>& code_messages) {
+    nlohmann::json entry = round_entry({1, 2, 3});
+    for (const auto& [code, message] : code_messages)
+      entry["findings"].push_back({{"code", code}, {"severity", "fail"}, {"message", message}});
+    return entry;
+  };
+  const nlohmann::json merged = merge_rounds(
+      {with_findings({{"host_fabric.slow_host", "h3: 0.00594 GB/s (median of its 2 pairs), 878.3x below the 5.22 GB/s median"}}),
+       with_findings({{"host_fabric.slow_host", "h3: 0.00599 GB/s (median of its 2 pairs), 12.5x below the 0.0751 GB/s median"},
+                      {"host_fabric.slow_host", "h2: 0.00601 GB/s (median of its 2 pairs), 12.5x below the 0.0751 GB/s median"}})},
+      2);
+  ASSERT_EQ(merged["findings"].size(), 2u) << merged["findings"].dump(2);
+  EXPECT_EQ(merged["findings"][0]["message"].get<std::string>().substr(0, 13), "h3: 0.00594 G");
+  EXPECT_EQ(merged["findings"][1]["message"].get<std::string>().substr(0, 4), "h2: ");
+}

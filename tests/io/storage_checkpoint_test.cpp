@@ -14,7 +14,7 @@ using test::TempDir;
 
 TEST(StorageCheckpoint, WritesSyncsRestoresAndChecksOneFileAndShards) {
   TempDir dir;
-  const CliResult r = run_cli("probe storage.checkpoint --format json --size 2MiB --shards 4 --block-size 64KiB --repetitions 2 --data-dir " + dir.path);
+  const CliResult r = run_cli("probe storage.checkpoint --format json --size 2MiB --shards 4 --block-size 64KiB --repetitions 2 --rounds 1 --data-dir " + dir.path);
   const auto e = probe_entry(r);
   if (e["status"] == "skipped") SKIP_ONLY_IF_IO_URING_REFUSED("skipped: " + e["reason"].get<std::string>());
   ASSERT_EQ(e["status"], "ok") << r.out;
