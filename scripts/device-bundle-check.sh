@@ -41,7 +41,15 @@ check() {  # $1: what; rest: a command that must succeed
 }
 
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+# PYTHON's environment may be shown at a path of its own (below): a mount point outside $work, undone
+# and removed with rmdir only, so no recursive removal can ever reach the environment through it.
+python_env_view=""
+undo_python_env_view() {
+  [[ -n "$python_env_view" ]] || return 0
+  umount "$python_env_view" 2>/dev/null
+  rmdir "$python_env_view" 2>/dev/null || echo "device-bundle-check: left $python_env_view (still mounted)" >&2
+}
+trap 'undo_python_env_view; rm -rf "$work"' EXIT
 
 # The bundle's size as carried, then a copy of it whose files have lost their modes.
 size_bytes="$(du -sb "$bundle" | cut -f1)"
@@ -88,8 +96,9 @@ source "$bundle/manifest.env"
 # path of its own, or the bind below would hide it.
 venv_dir="$(cd "$(dirname "$python")/.." && pwd)"
 if [[ -d "$BUNDLE_BUILD_DIR" && $venv_dir/ == "$(realpath "$BUNDLE_BUILD_DIR")"/* ]]; then
-  mkdir -p "$work/python-env" && mount --bind "$venv_dir" "$work/python-env"
-  python="$work/python-env/bin/$(basename "$python")"
+  python_env_view="$(mktemp -d "${TMPDIR:-/tmp}/nodeaudit-python-env.XXXXXX")"
+  mount --bind "$venv_dir" "$python_env_view"
+  python="$python_env_view/bin/$(basename "$python")"
 fi
 if [[ -d "$BUNDLE_BUILD_DIR" ]]; then mount --bind "$bundle" "$BUNDLE_BUILD_DIR"; fi
 echo "hid $hidden system libraries and /usr/local/cuda"
