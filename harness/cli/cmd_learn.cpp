@@ -102,14 +102,13 @@ ValidLearn validate(const LearnOptions& o) {
   if (!o.vary.empty()) {
     v.vary = learn::parse_vary(o.vary);
     v.repeats = whole_number_in("--repeats", o.repeats, 1, 20);
-    if (!o.out_profile.empty())
-      throw UsageError("--out-profile " + o.out_profile, "not with --vary: each run learns the job with another setting; run learn with the best value for its profile");
   }
+  validate_vary_options(o, v);
   if (!o.out_profile.empty()) refuse_existing("--out-profile", o.out_profile);
   if (!o.md.empty()) refuse_existing("--md", o.md);
   v.out = resolve_out_path(o.out, "results", host_name());
   v.profile_path = o.out_profile.empty() ? fs::path(v.out.path).replace_extension(".toml").string() : o.out_profile;
-  if (o.out_profile.empty() && !v.vary) refuse_existing("--out-profile", v.profile_path);
+  if (o.out_profile.empty()) refuse_existing("--out-profile", v.profile_path);
   v.md_path = o.md;
   if (!o.result.empty()) v.gemm_tflops = gemm_rates(o.result);
   v.command_text = shell_words(o.command);
@@ -252,6 +251,9 @@ void add_learn_command(CLI::App& root, Action& action) {
   cmd->add_option("--name", o->name, "The learned profile's name (default learned-<script name>)");
   cmd->add_option("--vary", o->vary, "Run once per value of one setting, interleaved: num_workers, pin_memory, prefetch_factor, persistent_workers, batch_size (every DataLoader's) or env:NAME; e.g. num_workers=2,4,8");
   cmd->add_option("--repeats", o->repeats, "With --vary: runs per value (1 to 20)")->capture_default_str();
+  cmd->add_option("--html", o->html, "With --vary: also write the report as HTML with a chart of step time per value");
+  cmd->add_option("--price-per-hour", o->price_per_hour, "With --vary: hourly price of the node, to cost one run to the target samples before and after");
+  cmd->add_option("--target-gpus", o->target_gpus, "With --vary on a node without a GPU: judge optimize-or-upgrade on these GPUs, e.g. h100x8");
   cmd->add_option("command", o->command, "-- COMMAND [ARGS...]: the training command, as you run it");
   cmd->callback([&action, o] {
     o->argv = own_command_line();

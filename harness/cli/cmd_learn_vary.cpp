@@ -1,8 +1,10 @@
-// `learn --vary SETTING=V1,V2,.. [--repeats R]`: the job run once per value, values interleaved
-// (V1 V2 .. V1 V2 ..) R times, so slow drift of the node (page cache, clocks, other load) falls on
-// every value alike; each value's figures with their spread and the verdict against the first value.
-// A value whose run fails is reported failed with its exit code and last lines, the others are kept
-// (exit 1). A DataLoader setting on a job that makes no DataLoader is refused after the first run.
+// `learn --vary SETTING=V1,V2,.. [--repeats R]`: first a probe run finds the job's own value of the
+// setting (and refuses a DataLoader setting on a job that makes no DataLoader, before anything is
+// measured); then the job runs once per value, values interleaved (V1 V2 .. V1 V2 ..) R times, so
+// slow drift of the node (page cache, clocks, other load) falls on every value alike; each value's
+// figures with their spread and the verdict against the job's own setting. A value whose run fails
+// is reported failed with its exit code and last lines, the others are kept (exit 1). The best
+// value's learned profile is written beside the result.
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -12,8 +14,12 @@
 
 #include "../errors.hpp"
 #include "../learn/learn_document.hpp"
+#include "../learn/learned_profile.hpp"
+#include "../learn/optimize_or_upgrade.hpp"
 #include "../learn/vary.hpp"
 #include "../result.hpp"
+#include "../score/score.hpp"
+#include "../units.hpp"
 #include "commands.hpp"
 #include "learn_run.hpp"
 
@@ -21,15 +27,31 @@ namespace nodeaudit::cli {
 
 namespace {
 
+namespace fs = std::filesystem;
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-bool job_makes_a_dataloader(const learn::JobRun& run) {
-  for (const auto& rank : run.records.ranks)
-    if (!rank.value("dataloaders", nlohmann::json::array()).empty()) return true;
-  return false;
+std::optional<double> gpu_peak_bytes(const learn::JobRun& run) {
+  std::optional<double> peak;
+  for (const auto& rank : run.records.ranks) {
+    const auto gpu = rank.value("gpu", nlohmann::json());
+    if (gpu.is_object() && gpu.value("peak_allocated_bytes", 0.0) > 0) peak = std::max(peak.value_or(0), gpu["peak_allocated_bytes"].get<double>());
+  }
+  return peak;
+}
+
+// The command that reproduces one run as learn measured it: plain `nodeaudit learn` with the same
+// window, and the setting given the way --vary gives it (NODEAUDIT_LEARN_OVERRIDES, which the
+// module reads in every process of the job, or the environment variable itself).
+std::string reproduce_command(const ValidLearn& v, const std::string& value) {
+  const auto env = learn::vary_environment(*v.vary, value);
+  const auto& [name, text] = *env.begin();
+  const bool plain = text.find_first_of(" \t'\"\\$`;&|<>()*?{}") == std::string::npos && !text.empty();
+  return fmt::format("{}={} nodeaudit learn --warmup {} --steps {} --timeout {} -- {}", name, plain ? text : "'" + text + "'", v.warmup, v.steps,
+                     v.timeout_text, v.command_text);
 }
 
 learn::VaryRun to_vary_run(const OneRun& one, const ValidLearn& v, const std::string& value, int repeat) {
@@ -44,37 +66,96 @@ learn::VaryRun to_vary_run(const OneRun& one, const ValidLearn& v, const std::st
   r.data_wait_share = one.job.timing.shares.data_wait;
   const learn::JobLoad load = learn::job_load(one.run);
   if (!load.cpu_cores.empty()) r.cpu_cores = median(load.cpu_cores);
+  r.gpu_peak_bytes = gpu_peak_bytes(one.run);
+  if (one.job.complete) r.target_samples = one.job.fields.target_samples.value;
+  r.command = reproduce_command(v, value);
   return r;
+}
+
+void refuse_existing_file(const std::string& option, const std::string& path) {
+  std::error_code ec;
+  if (fs::exists(path, ec)) throw UsageError(option + " " + path, "already exists; nodeaudit never overwrites a file (choose another name)");
+}
+
+// The optimize-or-upgrade line for the best value's job (on a node without a GPU, its learned
+// profile assessed for --target-gpus).
+std::string advice_for(const OneRun& one, const ValidLearn& v, const nlohmann::json& doc, const std::string& profile_toml) {
+  nlohmann::json assessment;
+  const nlohmann::json gpus = doc.value("env", nlohmann::json::object()).value("gpus", nlohmann::json::array());
+  if (!one.job.gpu && !v.target_gpus.empty()) {
+    try {
+      const score::TargetGpus target = score::parse_target_gpus(v.target_gpus);
+      const score::Profile profile = score::parse_profile(profile_toml, v.profile_path);
+      assessment = score::assess(profile, doc, {}, &target);
+    } catch (const UsageError& e) {
+      return std::string("optimize or upgrade: not judged (") + e.what() + ")";
+    }
+  }
+  const learn::UpgradeInputs in = learn::upgrade_inputs(one.job, gpu_peak_bytes(one.run), gpus, assessment.is_null() ? nullptr : &assessment,
+                                                        v.target_gpus);
+  return learn::optimize_or_upgrade(in);
 }
 
 }  // namespace
 
+void validate_vary_options(const LearnOptions& o, ValidLearn& v) {
+  const auto only_with_vary = [&](const std::string& option, const std::string& value) {
+    if (!value.empty() && !v.vary) throw UsageError(option + " " + value, "only with --vary");
+  };
+  only_with_vary("--html", o.html);
+  only_with_vary("--price-per-hour", o.price_per_hour);
+  only_with_vary("--target-gpus", o.target_gpus);
+  if (!o.html.empty()) refuse_existing_file("--html", o.html);
+  v.html_path = o.html;
+  if (!o.price_per_hour.empty()) {
+    const std::optional<double> price = parse_finite_number(o.price_per_hour);
+    if (!price || *price <= 0) throw UsageError("--price-per-hour " + o.price_per_hour, "expected a positive number in any currency (12, 12.5)");
+    v.price_per_hour = price;
+  }
+  if (!o.target_gpus.empty()) score::parse_target_gpus(o.target_gpus);  // throws UsageError naming what is accepted
+  v.target_gpus = o.target_gpus;
+}
+
 int execute_learn_vary(const LearnOptions& o, const ValidLearn& v, const std::string& out_path, nlohmann::json doc) {
   const learn::VarySetting& setting = *v.vary;
-  std::vector<learn::VaryRun> runs;
   const auto start = std::chrono::steady_clock::now();
+  const VaryProbe probe = probe_own_setting(o, v);
+  if (probe.interrupted) throw UsageError("learn --vary", "interrupted during the probe run; nothing was measured");
+  const bool own_listed = probe.own_value && std::count(setting.values.begin(), setting.values.end(), *probe.own_value);
+  const std::string baseline = own_listed ? *probe.own_value : setting.values.front();
+  std::vector<learn::VaryRun> runs;
+  std::map<std::string, OneRun> complete_run;  // per value, its last complete run (for the profile)
   bool interrupted = false;
   for (int repeat = 1; repeat <= v.repeats && !interrupted; ++repeat) {
     for (const auto& value : setting.values) {
       std::fprintf(stderr, "learn --vary: %s=%s, repeat %d of %d\n", setting.name.c_str(), value.c_str(), repeat, v.repeats);
-      const OneRun one = run_learn_once(o, v, learn::vary_environment(setting, value));
-      if (setting.needs_dataloader() && one.job.steps_done > 0 && !job_makes_a_dataloader(one.run))
-        throw UsageError("--vary " + setting.name, "the job makes no torch DataLoader, so its " + setting.name +
-                                                       " cannot be varied; env:NAME can (e.g. env:OMP_NUM_THREADS=1,4)");
+      OneRun one = run_learn_once(o, v, learn::vary_environment(setting, value));
       runs.push_back(to_vary_run(one, v, value, repeat));
-      if (one.run.ended_by == "interrupted") {
-        interrupted = true;
-        break;
-      }
+      if (one.job.complete) complete_run[value] = std::move(one);
+      else if (one.run.ended_by == "interrupted") interrupted = true;
+      if (interrupted) break;
     }
   }
-  const learn::VaryReport report = learn::summarize_vary(setting, v.repeats, runs);
+  learn::VaryReport report = learn::summarize_vary(setting, v.repeats, runs, baseline);
+  report.own_value = probe.own_value;
+  report.probe_s = probe.wall_s;
+  report.price_per_hour = v.price_per_hour;
+  if (report.best && complete_run.count(*report.best)) {
+    const OneRun& best = complete_run.at(*report.best);
+    const std::string toml = learn::learned_profile_toml(best.job, v.name, find_value(report, *report.best)->command);
+    learn::check_learned_profile(toml, v.profile_path);
+    write_file_atomic(v.profile_path, toml, true);
+    report.best_profile_path = v.profile_path;
+    report.advice = advice_for(best, v, doc, toml);
+  }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   doc["probes"] = nlohmann::json::array({learn::vary_probe_entry(report, runs, o.command, wall_s)});
   doc["finished_at"] = utc_now_iso8601();
   write_file_atomic(out_path, doc.dump(1) + "\n", false);
   if (!v.md_path.empty()) write_file_atomic(v.md_path, learn::render_vary_markdown(report, v.command_text), true);
-  std::cout << learn::render_vary(report, v.command_text) << "result written to " << out_path << "\n";
+  if (!v.html_path.empty()) write_file_atomic(v.html_path, learn::render_vary_html(report, v.command_text), true);
+  std::cout << learn::render_vary(report, v.command_text) << fmt::format("probe run to find the job's own setting: {:.1f} s\n", probe.wall_s)
+            << "result written to " << out_path << "\n";
   if (interrupted) return exit_interrupted;
   const bool failed = std::any_of(runs.begin(), runs.end(), [](const learn::VaryRun& r) { return !r.ok; });
   if (failed) std::cerr << "nodeaudit: learn --vary: a run failed for at least one value (listed above); the others are kept\n";

@@ -20,6 +20,7 @@ struct LearnOptions {
   std::string steps = "20", warmup = "5", timeout = "10m";
   std::string out, out_profile, md, name;
   std::string vary, repeats = "2";
+  std::string html, price_per_hour, target_gpus;  // with --vary
   std::string result;  // a nodeaudit result of this node holding gpu.gemm
   std::vector<std::string> command;
   std::vector<std::string> argv;
@@ -34,6 +35,9 @@ struct ValidLearn {
   std::optional<learn::VarySetting> vary;
   std::map<std::string, double> gemm_tflops;  // from --result
   int repeats = 2;
+  std::string html_path;
+  std::optional<double> price_per_hour;
+  std::string target_gpus;  // checked: score::parse_target_gpus accepts it
 };
 
 struct OneRun {
@@ -47,6 +51,17 @@ OneRun run_learn_once(const LearnOptions& o, const ValidLearn& v, const std::map
 // Why a run is not complete (status, reason); status "ok" when it is.
 std::pair<std::string, std::string> learn_outcome(const learn::JobRun& run, const learn::LearnedJob& job, const ValidLearn& v);
 
+// The job's own value of the varied setting, found before any measured run (learn_vary_probe.cpp).
+// Throws UsageError for a job that makes no DataLoader when the setting needs one.
+struct VaryProbe {
+  std::optional<std::string> own_value;
+  double wall_s = 0;
+  bool interrupted = false;
+};
+VaryProbe probe_own_setting(const LearnOptions& o, const ValidLearn& v);
+
+// --html, --price-per-hour and --target-gpus: checked here, accepted only with --vary.
+void validate_vary_options(const LearnOptions& o, ValidLearn& v);
 int execute_learn_vary(const LearnOptions& o, const ValidLearn& v, const std::string& out_path, nlohmann::json doc);
 
 }  // namespace nodeaudit::cli

@@ -101,54 +101,76 @@ std::map<std::string, std::string> vary_environment(const VarySetting& setting, 
   return {{"NODEAUDIT_LEARN_OVERRIDES", json{{"dataloader", {{setting.name, typed}}}}.dump()}};
 }
 
-VaryReport summarize_vary(const VarySetting& setting, int repeats, const std::vector<VaryRun>& runs) {
-  VaryReport report{setting, repeats, {}, std::nullopt};
-  for (const auto& value : setting.values) {
-    VaryValue v;
-    v.value = value;
-    for (const auto& r : runs) {
-      if (r.value != value) continue;
-      if (!r.ok) {
-        v.failures.push_back(fmt::format("repeat {}: {}", r.repeat, r.failure));
-        continue;
-      }
-      v.step_time_s.push_back(r.step_time_s);
-      v.samples_per_s.push_back(r.samples_per_s);
-      v.data_wait_share.push_back(r.data_wait_share);
-      if (r.cpu_cores) v.cpu_cores.push_back(*r.cpu_cores);
+Spread spread_of(const std::vector<double>& values) {
+  if (values.empty()) return {};
+  return {median_or_nan(values), *std::min_element(values.begin(), values.end()), *std::max_element(values.begin(), values.end()),
+          values.size()};
+}
+
+const VaryValue* find_value(const VaryReport& report, const std::string& value) {
+  for (const auto& v : report.values)
+    if (v.value == value) return &v;
+  return nullptr;
+}
+
+namespace {
+
+VaryValue gather(const VarySetting& setting, const std::string& value, const std::vector<VaryRun>& runs) {
+  VaryValue v;
+  v.value = value;
+  for (const auto& r : runs) {
+    if (r.value != value) continue;
+    if (v.command.empty()) v.command = r.command;
+    if (!r.ok) {
+      v.failures.push_back(fmt::format("repeat {}: {}", r.repeat, r.failure));
+      continue;
     }
-    const auto& figure = setting.per_sample_rate() ? v.samples_per_s : v.step_time_s;
-    if (!figure.empty()) {
-      v.figure_median = median_or_nan(figure);
-      v.figure_min = *std::min_element(figure.begin(), figure.end());
-      v.figure_max = *std::max_element(figure.begin(), figure.end());
-    }
-    report.values.push_back(v);
+    v.step_time_s.push_back(r.step_time_s);
+    v.samples_per_s.push_back(r.samples_per_s);
+    v.data_wait_share.push_back(r.data_wait_share);
+    if (r.cpu_cores) v.cpu_cores.push_back(*r.cpu_cores);
+    if (r.gpu_peak_bytes) v.gpu_peak_bytes.push_back(*r.gpu_peak_bytes);
+    if (r.target_samples > 0) v.target_samples = r.target_samples;
   }
-  const VaryValue& base = report.values.front();
+  const Spread figure = spread_of(setting.per_sample_rate() ? v.samples_per_s : v.step_time_s);
+  v.figure_median = figure.median;
+  v.figure_min = figure.min;
+  v.figure_max = figure.max;
+  return v;
+}
+
+void judge(const VarySetting& setting, const VaryValue& base, VaryValue& v) {
   const bool higher_is_better = setting.per_sample_rate();
-  for (std::size_t i = 0; i < report.values.size(); ++i) {
-    VaryValue& v = report.values[i];
-    if (i == 0) {
-      v.verdict = "baseline";
-      continue;
-    }
-    const std::size_t runs_v = setting.per_sample_rate() ? v.samples_per_s.size() : v.step_time_s.size();
-    const std::size_t runs_base = setting.per_sample_rate() ? base.samples_per_s.size() : base.step_time_s.size();
-    if (runs_v == 0 || runs_base == 0 || !v.failures.empty() || !base.failures.empty()) {
-      v.verdict = "not judged (a run failed)";
-      continue;
-    }
-    v.gain = higher_is_better ? v.figure_median / base.figure_median - 1 : 1 - v.figure_median / base.figure_median;
-    if (runs_v < 2 || runs_base < 2) {
-      v.verdict = "not judged (one repeat: no spread)";
-      continue;
-    }
-    const double spread = std::max(v.figure_max - v.figure_min, base.figure_max - base.figure_min);
-    const double difference = v.figure_median - base.figure_median;
-    if (std::fabs(difference) <= spread) v.verdict = "no difference beyond the spread";
-    else v.verdict = (difference < 0) != higher_is_better ? "better" : "worse";
+  const std::size_t runs_v = v.step_time_s.size(), runs_base = base.step_time_s.size();
+  if (runs_v == 0 || runs_base == 0 || !v.failures.empty() || !base.failures.empty()) {
+    v.verdict = "not judged (a run failed)";
+    return;
   }
+  v.gain = higher_is_better ? v.figure_median / base.figure_median - 1 : 1 - v.figure_median / base.figure_median;
+  if (runs_v < 2 || runs_base < 2) {
+    v.verdict = "not judged (one repeat: no spread)";
+    return;
+  }
+  const double spread = std::max(v.figure_max - v.figure_min, base.figure_max - base.figure_min);
+  const double difference = v.figure_median - base.figure_median;
+  if (std::fabs(difference) <= spread) v.verdict = "no difference beyond the spread";
+  else v.verdict = (difference < 0) != higher_is_better ? "better" : "worse";
+}
+
+}  // namespace
+
+VaryReport summarize_vary(const VarySetting& setting, int repeats, const std::vector<VaryRun>& runs, const std::string& baseline) {
+  VaryReport report;
+  report.setting = setting;
+  report.repeats = repeats;
+  report.baseline = baseline;
+  for (const auto& value : setting.values) report.values.push_back(gather(setting, value, runs));
+  const VaryValue base = *find_value(report, baseline);
+  for (auto& v : report.values) {
+    if (v.value == baseline) v.verdict = "baseline";
+    else judge(setting, base, v);
+  }
+  const bool higher_is_better = setting.per_sample_rate();
   const bool all_measured = std::all_of(report.values.begin(), report.values.end(), [](const VaryValue& v) { return v.figure_median > 0; });
   if (all_measured) {
     const auto best = std::min_element(report.values.begin(), report.values.end(), [&](const VaryValue& a, const VaryValue& b) {
@@ -159,38 +181,16 @@ VaryReport summarize_vary(const VarySetting& setting, int repeats, const std::ve
   return report;
 }
 
-json vary_probe_entry(const VaryReport& report, const std::vector<VaryRun>& runs, const std::vector<std::string>& command, double wall_s) {
-  std::vector<Metric> metrics;
-  json values = json::array();
-  bool failed = false;
-  for (const auto& v : report.values) {
-    const Labels labels{{"setting", report.setting.name}, {"value", v.value}};
-    if (!v.step_time_s.empty()) {
-      metrics.push_back({"step_time", unit::s, Better::lower, labels, v.step_time_s});
-      metrics.push_back({"samples_per_s", unit::samples_per_s, Better::higher, labels, v.samples_per_s});
-      std::vector<double> wait_pct;
-      for (double w : v.data_wait_share) wait_pct.push_back(100 * w);
-      metrics.push_back({"data_wait_share", unit::percent, Better::lower, labels, wait_pct});
-    }
-    if (!v.cpu_cores.empty()) {
-      std::vector<double> cpu_pct;
-      for (double c : v.cpu_cores) cpu_pct.push_back(100 * c);
-      metrics.push_back({"process_cpu", unit::percent, Better::lower, labels, cpu_pct});
-    }
-    failed = failed || !v.failures.empty();
-    values.push_back({{"value", v.value}, {"figure", report.setting.per_sample_rate() ? "samples_per_s" : "step_time_s"},
-                      {"median", v.figure_median}, {"min", v.figure_min}, {"max", v.figure_max}, {"verdict", v.verdict},
-                      {"gain", v.gain}, {"failures", v.failures}});
-  }
-  json run_list = json::array();
-  for (const auto& r : runs)
-    run_list.push_back({{"value", r.value}, {"repeat", r.repeat}, {"ok", r.ok}, {"failure", r.failure}, {"step_time_s", r.step_time_s},
-                        {"samples_per_s", r.samples_per_s}, {"data_wait_share", r.data_wait_share}});
-  const json params = {{"setting", report.setting.name}, {"values", report.setting.values}, {"repeats", report.repeats}};
-  const json info = {{"command", command}, {"baseline", report.setting.values.front()}, {"values", values},
-                     {"best", report.best ? json(*report.best) : json(nullptr)}, {"runs", run_list}};
-  const Outcome outcome = failed ? Outcome::failed("a run failed for at least one value; the others are kept") : Outcome::ok();
-  return probe_entry("learn.vary", outcome, params, wall_s, metrics, {}, info);
+std::optional<double> run_hours(const VaryValue& v) {
+  const double rate = spread_of(v.samples_per_s).median;
+  if (!(rate > 0) || !(v.target_samples > 0)) return std::nullopt;
+  return v.target_samples / rate / 3600;
+}
+
+std::optional<double> run_cost(const VaryReport& report, const VaryValue& v) {
+  const auto hours = run_hours(v);
+  if (!hours || !report.price_per_hour) return std::nullopt;
+  return *hours * *report.price_per_hour;
 }
 
 }  // namespace nodeaudit::learn

@@ -1,9 +1,10 @@
 // `learn --vary SETTING=V1,V2,..`: the one setting changed per run (a DataLoader constructor
 // argument, overridden by the injected module for every DataLoader the job makes, or an environment
-// variable), the runs' figures gathered per value, and the verdict of each value against the first
-// (list the job's own setting first): `better` / `worse` when the medians differ by more than the
-// larger of the two values' spreads (max - min over the repeats), else `no difference beyond the
-// spread`; `not judged` with one repeat (no spread to judge against) or when runs failed.
+// variable), the runs' figures gathered per value, and the verdict of each value against the
+// baseline (the job's own setting when it is among the values, else the first value): `better` /
+// `worse` when the medians differ by more than the larger of the two values' spreads (max - min over
+// the repeats), else `no difference beyond the spread`; `not judged` with one repeat (no spread to
+// judge against) or when runs failed.
 #pragma once
 
 #include <map>
@@ -36,29 +37,58 @@ struct VaryRun {
   bool ok = false;
   std::string failure;  // why not, with the exit code and last lines
   double step_time_s = 0, samples_per_s = 0, data_wait_share = 0;
-  std::optional<double> cpu_cores;
+  std::optional<double> cpu_cores;       // median over the measured steps, all of the job's processes
+  std::optional<double> gpu_peak_bytes;  // the largest rank's peak allocated GPU memory, on a GPU node
+  double target_samples = 0;             // the learned profile's target_samples (0 when not learned)
+  std::string command;                   // the exact command that reproduces this run
 };
+
+struct Spread {
+  double median = 0, min = 0, max = 0;
+  std::size_t count = 0;
+};
+Spread spread_of(const std::vector<double>& values);
 
 struct VaryValue {
   std::string value;
-  std::vector<double> step_time_s, samples_per_s, data_wait_share, cpu_cores;  // one per successful repeat
+  std::vector<double> step_time_s, samples_per_s, data_wait_share, cpu_cores, gpu_peak_bytes;  // one per successful repeat
   std::vector<std::string> failures;
   double figure_median = 0, figure_min = 0, figure_max = 0;  // step time, or samples/s for batch_size
-  std::string verdict;   // against the first value; "baseline" for the first
-  double gain = 0;       // fraction: step time saved, or samples/s gained, over the first value
+  std::string verdict;   // against the baseline; "baseline" for it
+  double gain = 0;       // fraction: step time saved, or samples/s gained, over the baseline
+  std::string command;   // the command that reproduces one run of this value
+  double target_samples = 0;
 };
 
 struct VaryReport {
   VarySetting setting;
   int repeats = 0;
+  std::string baseline;                 // the value the others are judged against
+  std::optional<std::string> own_value; // the job's own setting, from the probe run (or the environment)
+  double probe_s = 0;                   // what finding it cost (wall seconds of the probe run; 0 for env:NAME)
   std::vector<VaryValue> values;
   std::optional<std::string> best;  // the value with the best median, when every value has a run
+  // Solidify: the best value's learned profile, and the cost of one run before and after.
+  std::string best_profile_path;
+  std::optional<double> price_per_hour;
+  std::string advice;  // the optimize-or-upgrade line, with its figures
 };
 
-VaryReport summarize_vary(const VarySetting& setting, int repeats, const std::vector<VaryRun>& runs);
+const VaryValue* find_value(const VaryReport& report, const std::string& value);
+
+VaryReport summarize_vary(const VarySetting& setting, int repeats, const std::vector<VaryRun>& runs, const std::string& baseline);
+// The hours and cost of one run to the target samples at `value`'s median samples/s (nullopt
+// without a price, a rate or a target).
+std::optional<double> run_hours(const VaryValue& v);
+std::optional<double> run_cost(const VaryReport& report, const VaryValue& v);
+
 std::string render_vary(const VaryReport& report, const std::string& command_text);
 std::string render_vary_markdown(const VaryReport& report, const std::string& command_text);
+std::string render_vary_html(const VaryReport& report, const std::string& command_text);
+std::string vary_step_chart_svg(const VaryReport& report);
 nlohmann::json vary_probe_entry(const VaryReport& report, const std::vector<VaryRun>& runs, const std::vector<std::string>& command,
                                 double wall_s);
+// The report back from a result's learn.vary entry (its info block), for rendering a recorded result.
+VaryReport vary_report_from_entry(const nlohmann::json& entry);
 
 }  // namespace nodeaudit::learn

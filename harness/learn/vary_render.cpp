@@ -1,70 +1,129 @@
-// `learn --vary`'s report, for the terminal and as Markdown: per value the step time (or samples/s
-// for batch_size) median and range over the repeats, the data-wait share and the job's CPU, the
-// verdict against the first value, the best value, and the command that reproduces one run.
+// `learn --vary`'s report for the terminal and as Markdown: per value the step time, samples/s,
+// data-wait share, the job's CPU and (on a GPU node) its peak GPU memory, each a median with its
+// range over the repeats; the verdict against the baseline; the best value and its gain; the
+// command that reproduces each value's run, the best value's profile, the cost of one run before and
+// after, and the optimize-or-upgrade line.
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
-#include "stats.hpp"
-
-#include "vary.hpp"
+#include "units.hpp"
+#include "vary_detail.hpp"
 
 namespace nodeaudit::learn {
 
+namespace detail {
+
 namespace {
 
-struct Row {
-  std::string value, figure, wait, cpu, verdict;
-};
-
-std::string figure_text(const VaryReport& r, const VaryValue& v) {
-  if (v.figure_median <= 0) return "no run";
-  if (r.setting.per_sample_rate())
-    return fmt::format("{:.4g} samples/s ({:.4g} to {:.4g})", v.figure_median, v.figure_min, v.figure_max);
-  return fmt::format("{:.2f} ms ({:.2f} to {:.2f})", 1e3 * v.figure_median, 1e3 * v.figure_min, 1e3 * v.figure_max);
-}
-
-std::vector<Row> rows(const VaryReport& r) {
-  std::vector<Row> out;
-  for (const auto& v : r.values) {
-    std::string verdict = v.verdict;
-    if (v.verdict != "baseline" && v.figure_median > 0 && r.values.front().figure_median > 0)
-      verdict += fmt::format(" ({:+.1f}%)", 100 * v.gain);
-    for (const auto& f : v.failures) verdict += "; failed " + f;
-    out.push_back({v.value, figure_text(r, v), v.data_wait_share.empty() ? "-" : fmt::format("{:.1f}%", 100 * median_or_nan(v.data_wait_share)),
-                   v.cpu_cores.empty() ? "-" : fmt::format("{:.2f}", median_or_nan(v.cpu_cores)), verdict});
-  }
-  return out;
-}
-
-std::string reproduce(const VaryReport& r, const std::string& command_text) {
-  const std::string value = r.best.value_or("<value>");
-  if (!r.setting.env_name.empty()) return fmt::format("{}={} {}", r.setting.env_name, value, command_text);
-  return fmt::format("set {}={} in the job's DataLoader, then {}", r.setting.name, value, command_text);
+std::string range_text(const std::vector<double>& values, double scale, const char* format, const char* suffix) {
+  if (values.empty()) return "-";
+  const Spread s = spread_of(values);
+  const auto one = [&](double x) { return fmt::format(fmt::runtime(format), scale * x); };
+  if (s.count == 1) return one(s.median) + suffix;
+  return fmt::format("{}{} ({} to {})", one(s.median), suffix, one(s.min), one(s.max));
 }
 
 }  // namespace
 
+bool any_gpu_figure(const VaryReport& r) {
+  return std::any_of(r.values.begin(), r.values.end(), [](const VaryValue& v) { return !v.gpu_peak_bytes.empty(); });
+}
+
+std::vector<VaryRow> vary_rows(const VaryReport& r) {
+  std::vector<VaryRow> out;
+  const VaryValue* base = find_value(r, r.baseline);
+  for (const auto& v : r.values) {
+    std::string verdict = v.verdict;
+    if (v.verdict != "baseline" && v.figure_median > 0 && base && base->figure_median > 0)
+      verdict += fmt::format(" ({:+.1f}%{})", 100 * v.gain, r.setting.per_sample_rate() ? " samples/s" : " step time saved");
+    for (const auto& f : v.failures) verdict += "; failed " + f;
+    const std::string gpu = v.gpu_peak_bytes.empty() ? "-" : format_bytes(spread_of(v.gpu_peak_bytes).median);
+    out.push_back({v.value, range_text(v.step_time_s, 1e3, "{:.2f}", " ms"), range_text(v.samples_per_s, 1, "{:.4g}", ""),
+                   range_text(v.data_wait_share, 100, "{:.1f}", "%"), range_text(v.cpu_cores, 1, "{:.2f}", ""), gpu, verdict});
+  }
+  return out;
+}
+
+std::string baseline_sentence(const VaryReport& r) {
+  const std::string own = r.own_value ? r.setting.name + "=" + *r.own_value : "";
+  if (r.own_value && *r.own_value == r.baseline) return fmt::format("verdicts against the job's own setting, {}", own);
+  if (r.own_value)
+    return fmt::format("verdicts against the first value, {}={} (the job's own setting, {}, is not among the values)", r.setting.name, r.baseline, own);
+  return fmt::format("verdicts against the first value, {}={} ({} is not set in the job's environment)", r.setting.name, r.baseline, r.setting.env_name);
+}
+
+std::string best_sentence(const VaryReport& r) {
+  if (!r.best) return "best: not judged (a value has no successful run)";
+  const VaryValue* best = find_value(r, *r.best);
+  if (*r.best == r.baseline) return fmt::format("best: {}={}, the baseline itself: no other value was faster", r.setting.name, *r.best);
+  return fmt::format("best: {}={}, {:+.1f}% {} over {}={}: {}", r.setting.name, *r.best, 100 * best->gain,
+                     r.setting.per_sample_rate() ? "samples/s" : "step time saved", r.setting.name, r.baseline, best->verdict);
+}
+
+std::vector<std::string> cost_lines(const VaryReport& r) {
+  if (!r.price_per_hour) return {};
+  std::vector<std::string> out;
+  for (const std::string& value : {r.baseline, r.best.value_or(r.baseline)}) {
+    const VaryValue* v = find_value(r, value);
+    const auto hours = v ? run_hours(*v) : std::nullopt;
+    const std::string label = value == r.baseline ? "before" : "after";
+    if (!hours) {
+      out.push_back(fmt::format("cost of one run {} ({}={}): not known (no samples/s or target_samples learned)", label, r.setting.name, value));
+    } else {
+      out.push_back(fmt::format("cost of one run {} ({}={}): {:.2f} = {:.4g} per hour x {:.3g} h ({:.4g} target samples, the learned profile's "
+                                "target_samples, at {:.4g} samples/s)",
+                                label, r.setting.name, value, *run_cost(r, *v), *r.price_per_hour, *hours, v->target_samples,
+                                spread_of(v->samples_per_s).median));
+    }
+    if (value == r.best.value_or(r.baseline) && value == r.baseline) break;
+  }
+  return out;
+}
+
+}  // namespace detail
+
+using namespace detail;
+
 std::string render_vary(const VaryReport& r, const std::string& command_text) {
-  std::string out = fmt::format("\nvaried {} over {} ({} repeat(s) each, interleaved) in `{}`\n", r.setting.name,
-                                fmt::join(r.setting.values, ", "), r.repeats, command_text);
-  out += fmt::format("  {:<10} {:<34} {:>10} {:>10}  {}\n", "value", r.setting.per_sample_rate() ? "samples/s (range)" : "step time (range)",
-                     "data wait", "CPU cores", "against " + r.setting.values.front());
-  for (const auto& row : rows(r)) out += fmt::format("  {:<10} {:<34} {:>10} {:>10}  {}\n", row.value, row.figure, row.wait, row.cpu, row.verdict);
-  if (r.best) out += fmt::format("best: {}={}\n", r.setting.name, *r.best);
-  out += "reproduce the best run: " + reproduce(r, command_text) + "\n";
+  std::string out = fmt::format("\nvaried {} over {} ({} repeat(s) each, interleaved) in `{}`; {}\n", r.setting.name,
+                                fmt::join(r.setting.values, ", "), r.repeats, command_text, baseline_sentence(r));
+  const bool gpu = any_gpu_figure(r);
+  out += fmt::format("  {:<8} {:<28} {:<24} {:<22} {:<20} {}{}\n", "value", "step time (range)", "samples/s", "data wait", "CPU cores",
+                     gpu ? "GPU peak  " : "", "verdict");
+  for (const auto& row : vary_rows(r))
+    out += fmt::format("  {:<8} {:<28} {:<24} {:<22} {:<20} {}{}\n", row.value, row.step_time, row.samples_per_s, row.wait, row.cpu,
+                       gpu ? fmt::format("{:<10}", row.gpu_memory) : "", row.verdict);
+  out += best_sentence(r) + "\n";
+  for (const auto& v : r.values) out += fmt::format("reproduce {}={}: {}\n", r.setting.name, v.value, v.command);
+  if (!r.best_profile_path.empty()) out += fmt::format("profile of the best value: {}\n", r.best_profile_path);
+  for (const auto& line : cost_lines(r)) out += line + "\n";
+  if (!r.advice.empty()) out += r.advice + "\n";
   return out;
 }
 
 std::string render_vary_markdown(const VaryReport& r, const std::string& command_text) {
-  std::string out = fmt::format("# {} varied in `{}`\n\n{} repeat(s) of each value, interleaved; verdicts against {}={}.\n\n",
-                                r.setting.name, command_text, r.repeats, r.setting.name, r.setting.values.front());
-  out += fmt::format("| value | {} | data wait | CPU cores | verdict |\n|---|---|---|---|---|\n",
-                     r.setting.per_sample_rate() ? "samples/s (range)" : "step time (range)");
-  for (const auto& row : rows(r)) out += fmt::format("| {} | {} | {} | {} | {} |\n", row.value, row.figure, row.wait, row.cpu, row.verdict);
-  if (r.best) out += fmt::format("\nBest: `{}={}`.\n", r.setting.name, *r.best);
-  out += "\nReproduce the best run: `" + reproduce(r, command_text) + "`\n";
+  std::string out = fmt::format("# {} varied in `{}`\n\n{} repeat(s) of each value, interleaved; {}.\n\n", r.setting.name, command_text,
+                                r.repeats, baseline_sentence(r));
+  const bool gpu = any_gpu_figure(r);
+  out += fmt::format("| value | step time (range) | samples/s (range) | data wait (range) | CPU cores (range) |{} verdict |\n", gpu ? " GPU peak allocated |" : "");
+  out += gpu ? "|---|---|---|---|---|---|---|\n" : "|---|---|---|---|---|---|\n";
+  const auto cell = [](std::string text) {
+    for (auto at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2)) text.insert(at, "\\");
+    return text;
+  };
+  for (const auto& row : vary_rows(r))
+    out += fmt::format("| {} | {} | {} | {} | {} |{} {} |\n", cell(row.value), row.step_time, row.samples_per_s, row.wait, row.cpu,
+                       gpu ? " " + row.gpu_memory + " |" : "", cell(row.verdict));
+  out += "\n" + best_sentence(r) + ".\n\n## Reproduce\n\n";
+  for (const auto& v : r.values) out += fmt::format("- {}={}: `{}`\n", r.setting.name, v.value, v.command);
+  if (!r.best_profile_path.empty()) out += fmt::format("\nThe best value's learned profile: `{}`.\n", r.best_profile_path);
+  const auto costs = cost_lines(r);
+  if (!costs.empty()) out += "\n## Cost of one run\n\n";
+  for (const auto& line : costs) out += "- " + line + "\n";
+  if (!r.advice.empty()) out += "\n## Optimize or upgrade\n\n" + r.advice + "\n";
   return out;
 }
 

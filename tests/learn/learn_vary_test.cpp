@@ -38,23 +38,45 @@ class LearnVary : public LearnCli {
   }
 };
 
-// Each sample sleeps 5 ms in the dataset (a loader bound by I/O latency, not by these 2 CPUs), so two
+// Each sample sleeps 15 ms in the dataset (a loader bound by I/O latency, not by these 2 CPUs), so two
 // workers fetch a batch in about half the time of one: the order is certain, the speed is not checked.
+// The job's own setting (train_cnn.py: 2 workers) is found by the probe run and is the baseline.
 TEST_F(LearnVary, TwoLoaderWorkersBeatOneOnALoaderBoundJob) {
   TORCH_OR_SKIP();
-  const auto r = learn_vary({"--vary", "num_workers=1,2", "--repeats", "2"}, {script("train_cnn.py"), images(), "--item-sleep-ms", "5"});
+  const std::string md = dir_ + "/vary.md", html = dir_ + "/vary.html";
+  const auto r = learn_vary({"--vary", "num_workers=1,2", "--repeats", "2", "--md", md, "--html", html, "--price-per-hour", "3"},
+                            {script("train_cnn.py"), images(), "--item-sleep-ms", "15"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const nlohmann::json e = learn_entry();
   EXPECT_EQ(e["id"], "learn.vary");
+  EXPECT_EQ(e["info"]["own_value"], "2");
+  EXPECT_EQ(e["info"]["baseline"], "2");
+  EXPECT_GT(e["info"]["probe_s"].get<double>(), 0);
   EXPECT_EQ(e["info"]["runs"].size(), 4u);
   std::vector<std::string> order;
   for (const auto& run : e["info"]["runs"]) order.push_back(run["value"]);
   EXPECT_EQ(order, (std::vector<std::string>{"1", "2", "1", "2"})) << "interleaved";
-  EXPECT_EQ(value_entry(e, "1")["verdict"], "baseline");
-  EXPECT_EQ(value_entry(e, "2")["verdict"], "better") << e["info"].dump(1);
+  EXPECT_EQ(value_entry(e, "2")["verdict"], "baseline");
+  EXPECT_EQ(value_entry(e, "1")["verdict"], "worse") << e["info"].dump(1);
   EXPECT_EQ(e["info"]["best"], "2");
   EXPECT_LT(value_entry(e, "2")["median"].get<double>(), value_entry(e, "1")["median"].get<double>());
-  EXPECT_NE(r.out.find("best: num_workers=2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("best: num_workers=2, the baseline itself"), std::string::npos) << r.out;
+  // Solidify: each value's command, the best value's profile beside the result, the cost before/after.
+  EXPECT_EQ(value_entry(e, "1")["command"].get<std::string>().find("NODEAUDIT_LEARN_OVERRIDES='{\"dataloader\":{\"num_workers\":1}}' nodeaudit learn --warmup 1 --steps 4"), 0u)
+      << value_entry(e, "1")["command"];
+  const std::string profile = e["info"]["best_profile"];
+  EXPECT_EQ(profile, fs::path(result_path()).replace_extension(".toml").string());
+  const auto shown = proc::run_process({NODEAUDIT_BINARY, "profiles", "show", profile});
+  EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  // One pass over the 32 images at the best value's median rate, at 3 per hour.
+  const nlohmann::json best = value_entry(e, "2");
+  const double rate = best["samples_per_s"][0].get<double>() / 2 + best["samples_per_s"][1].get<double>() / 2;
+  EXPECT_EQ(best["target_samples"], 32.0);
+  EXPECT_NEAR(best["run_cost"].get<double>(), 3.0 * 16 / rate / 3600, 1e-12);
+  EXPECT_NE(r.out.find("cost of one run before (num_workers=2)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("optimize or upgrade: not judged (no GPU on this node"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(md));
+  EXPECT_TRUE(fs::exists(html));
 }
 
 TEST_F(LearnVary, AnEnvironmentVariableReachesTheJob) {
@@ -86,6 +108,7 @@ TEST_F(LearnVary, ADataLoaderSettingOnAJobWithoutOneIsRefused) {
   const auto r = learn_vary({"--vary", "num_workers=0,2"}, {script("train_gpt.py"), tokens});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("nodeaudit: --vary num_workers: the job makes no torch DataLoader"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("repeat 1 of"), std::string::npos) << "refused by the probe run, before any measured run: " << r.err;
   EXPECT_FALSE(fs::exists(result_path()));
 }
 

@@ -48,6 +48,7 @@ class _State:
         self.last_loader_flush = 0.0
         self.dataloaders = []
         self.overrides = json.loads(os.environ.get("NODEAUDIT_LEARN_OVERRIDES", "{}") or "{}")
+        self.probe = os.environ.get("NODEAUDIT_LEARN_PROBE") == "1"
 
 
 def _write_json(path, doc):

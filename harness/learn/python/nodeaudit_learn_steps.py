@@ -349,10 +349,19 @@ def _install_data_hooks(steps, torch):
                     "num_workers": self.num_workers, "prefetch_factor": self.prefetch_factor,
                     "pin_memory": bool(self.pin_memory), "persistent_workers": bool(self.persistent_workers),
                     "drop_last": bool(self.drop_last)})
+            if steps.state.probe:
+                _end_probe(steps)
 
         return init
 
     _wrap(dataloader.DataLoader, "__init__", make_init)
+
+
+def _end_probe(steps):
+    # `learn --vary`'s probe run: the job's own DataLoader arguments are known once it makes its
+    # first DataLoader, so the job ends there, before a worker starts or a step runs.
+    steps.write("probe")
+    raise SystemExit(0)
 
 
 def _install_job_hooks(steps, torch):

@@ -1,0 +1,109 @@
+// `learn --vary`'s report rendered from a recorded result (tests/fixtures/learn/vary-num-workers.json,
+// a real run of train_cnn.py over 32 generated JPEGs with the paths shortened), so the rendering is
+// deterministic: the Markdown against its golden file (NODEAUDIT_UPDATE_GOLDEN=1 rewrites it; review
+// the diff), and the HTML opened in headless Chromium with its inline SVG chart drawn and nothing
+// logged to the console (no external resource, no script error).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "../expect_gate.hpp"
+#include "cli_process.hpp"
+#include "learn/vary.hpp"
+
+namespace nodeaudit::learn::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+const std::string fixture_dir = std::string(NODEAUDIT_FIXTURES) + "/learn";
+
+struct Recorded {
+  VaryReport report;
+  std::string command_text;
+};
+
+Recorded recorded() {
+  const nlohmann::json doc = nlohmann::json::parse(read_text(fixture_dir + "/vary-num-workers.json"));
+  for (const auto& entry : doc["probes"])
+    if (entry["id"] == "learn.vary") {
+      std::string command;
+      for (const auto& word : entry["info"]["command"]) command += (command.empty() ? "" : " ") + word.get<std::string>();
+      return {vary_report_from_entry(entry), command};
+    }
+  ADD_FAILURE() << "the fixture holds no learn.vary entry";
+  return {};
+}
+
+std::size_t occurrences(const std::string& text, const std::string& needle) {
+  std::size_t count = 0;
+  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+  return count;
+}
+
+std::string find_on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "/usr/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');)
+    if (!dir.empty() && ::access((dir + "/" + program).c_str(), X_OK) == 0) return dir + "/" + program;
+  return "";
+}
+
+TEST(LearnVaryReport, MarkdownMatchesItsGoldenFile) {
+  const Recorded r = recorded();
+  const std::string markdown = render_vary_markdown(r.report, r.command_text);
+  const std::string golden = fixture_dir + "/vary-num-workers.md";
+  if (std::getenv("NODEAUDIT_UPDATE_GOLDEN")) {
+    std::ofstream(golden) << markdown;
+    GTEST_SKIP() << "rewrote " << golden;
+  }
+  EXPECT_EQ(markdown, read_text(golden));
+}
+
+TEST(LearnVaryReport, TheReportRebuiltFromTheResultKeepsEveryRepeat) {
+  const Recorded r = recorded();
+  ASSERT_EQ(r.report.values.size(), 2u);
+  for (const auto& v : r.report.values) {
+    EXPECT_EQ(v.step_time_s.size(), 2u) << v.value;
+    EXPECT_EQ(spread_of(v.step_time_s).median, v.figure_median) << v.value;
+  }
+}
+
+TEST(LearnVaryReport, HtmlChartRendersInChromiumWithNoConsoleErrors) {
+  const Recorded r = recorded();
+  const std::string html = render_vary_html(r.report, r.command_text);
+  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg")) << "no resource from elsewhere";
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+  const std::string chromium = find_on_path("chromium");
+  if (chromium.empty()) SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_CHROMIUM", "chromium not installed (scripts/install-deps.sh installs it)");
+  const std::string dir = proc::make_temp_dir("vary-html");
+  std::ofstream(dir + "/vary.html") << html;
+  const proc::ProcessResult browser =
+      proc::run_process({chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                         "--user-data-dir=" + dir + "/profile", "--enable-logging=stderr", "--v=0", "--dump-dom", "file://" + dir + "/vary.html"});
+  fs::remove_all(dir);
+  if (browser.exit_code != 0 && browser.out.empty())
+    SKIP_UNLESS_EXPECTED("NODEAUDIT_EXPECT_CHROMIUM", "chromium could not start here (exit " + std::to_string(browser.exit_code) + ")");
+  const std::string& dom = browser.out;
+  ASSERT_NE(dom.find("<svg id=\"vary-chart\""), std::string::npos) << dom.substr(0, 2000);
+  EXPECT_EQ(occurrences(dom, "<rect class=\"bar\""), 2u) << "one bar per value";
+  EXPECT_EQ(occurrences(dom, "<circle class=\"repeat\""), 4u) << "one dot per repeat";
+  EXPECT_EQ(occurrences(dom, "<line class=\"range\""), 2u);
+  EXPECT_NE(dom.find("<table class=\"vary\">"), std::string::npos);
+  EXPECT_EQ(browser.err.find(":CONSOLE"), std::string::npos) << browser.err;
+}
+
+}  // namespace
+}  // namespace nodeaudit::learn::test
