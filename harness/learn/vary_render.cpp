@@ -38,7 +38,8 @@ std::vector<VaryRow> vary_rows(const VaryReport& r) {
   for (const auto& v : r.values) {
     std::string verdict = v.verdict;
     if (v.verdict != "baseline" && v.figure_median > 0 && base && base->figure_median > 0)
-      verdict += fmt::format(" ({:+.1f}%{})", 100 * v.gain, r.setting.per_sample_rate() ? " samples/s" : " step time saved");
+      verdict += fmt::format(" ({:+.1f}% {})", 100 * (r.setting.per_sample_rate() ? v.gain : -v.gain),
+                             r.setting.per_sample_rate() ? "samples/s" : "step time");
     for (const auto& f : v.failures) verdict += "; failed " + f;
     const std::string gpu = v.gpu_peak_bytes.empty() ? "-" : format_bytes(spread_of(v.gpu_peak_bytes).median);
     out.push_back({v.value, range_text(v.step_time_s, 1e3, "{:.2f}", " ms"), range_text(v.samples_per_s, 1, "{:.4g}", ""),
@@ -59,8 +60,9 @@ std::string best_sentence(const VaryReport& r) {
   if (!r.best) return "best: not judged (a value has no successful run)";
   const VaryValue* best = find_value(r, *r.best);
   if (*r.best == r.baseline) return fmt::format("best: {}={}, the baseline itself: no other value was faster", r.setting.name, *r.best);
-  return fmt::format("best: {}={}, {:+.1f}% {} over {}={}: {}", r.setting.name, *r.best, 100 * best->gain,
-                     r.setting.per_sample_rate() ? "samples/s" : "step time saved", r.setting.name, r.baseline, best->verdict);
+  return fmt::format("best: {}={}, {:+.1f}% {} against {}={}: {}", r.setting.name, *r.best,
+                     100 * (r.setting.per_sample_rate() ? best->gain : -best->gain), r.setting.per_sample_rate() ? "samples/s" : "step time",
+                     r.setting.name, r.baseline, best->verdict);
 }
 
 std::vector<std::string> cost_lines(const VaryReport& r) {
@@ -73,7 +75,7 @@ std::vector<std::string> cost_lines(const VaryReport& r) {
     if (!hours) {
       out.push_back(fmt::format("cost of one run {} ({}={}): not known (no samples/s or target_samples learned)", label, r.setting.name, value));
     } else {
-      out.push_back(fmt::format("cost of one run {} ({}={}): {:.2f} = {:.4g} per hour x {:.3g} h ({:.4g} target samples, the learned profile's "
+      out.push_back(fmt::format("cost of one run {} ({}={}): {:.4g} = {:.4g} per hour x {:.3g} h ({:.4g} target samples, the learned profile's "
                                 "target_samples, at {:.4g} samples/s)",
                                 label, r.setting.name, value, *run_cost(r, *v), *r.price_per_hour, *hours, v->target_samples,
                                 spread_of(v->samples_per_s).median));
