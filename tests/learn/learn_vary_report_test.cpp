@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <unistd.h>
@@ -103,6 +104,32 @@ TEST(LearnVaryReport, HtmlChartRendersInChromiumWithNoConsoleErrors) {
   EXPECT_EQ(occurrences(dom, "<line class=\"range\""), 2u);
   EXPECT_NE(dom.find("<table class=\"vary\">"), std::string::npos);
   EXPECT_EQ(browser.err.find(":CONSOLE"), std::string::npos) << browser.err;
+}
+
+// `compare` reads a learn result like any probe result: per value the repeats are the runs, and the
+// same noise rules apply. The candidate is the recorded result with value 1's step times halved.
+TEST(LearnVaryReport, CompareJudgesTwoLearnResultsWithTheNoiseRules) {
+  const std::string dir = proc::make_temp_dir("vary-compare");
+  nlohmann::json doc = nlohmann::json::parse(read_text(fixture_dir + "/vary-num-workers.json"));
+  std::ofstream(dir + "/before.json") << doc.dump(1);
+  for (auto& metric : doc["probes"][0]["metrics"])
+    if (metric["name"] == "step_time" && metric["labels"]["value"] == "1") {
+      for (auto& x : metric["samples"]) x = x.get<double>() / 2;
+      for (const char* key : {"median", "min", "max", "mean", "p5", "p95", "stdev"})
+        if (metric.contains(key)) metric[key] = metric[key].get<double>() / 2;
+      for (auto& x : metric["ci95"]) x = x.get<double>() / 2;
+    }
+  std::ofstream(dir + "/after.json") << doc.dump(1);
+  const proc::ProcessResult r = proc::run_process({NODEAUDIT_BINARY, "compare", dir + "/before.json", dir + "/after.json"});
+  fs::remove_all(dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const auto row = [&](const std::string& value) {
+    const auto at = r.out.find("| learn.vary step_time [setting=num_workers, value=" + value + "] |");
+    return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find('\n', at) - at);
+  };
+  // One result each side: the noise is not measured, so the 95% intervals of the medians decide.
+  EXPECT_NE(row("1").find("| improvement (noise not measured on this node: confirm with --rounds 3) |"), std::string::npos) << r.out;
+  EXPECT_NE(row("2").find("| unchanged |"), std::string::npos) << r.out;
 }
 
 }  // namespace
