@@ -15,6 +15,7 @@
 
 #include "../expect_gate.hpp"
 #include "cli_process.hpp"
+#include "learn/optimize_or_upgrade.hpp"
 #include "learn/vary.hpp"
 
 namespace nodeaudit::learn::test {
@@ -130,6 +131,34 @@ TEST(LearnVaryReport, CompareJudgesTwoLearnResultsWithTheNoiseRules) {
   // One result each side: the noise is not measured, so the 95% intervals of the medians decide.
   EXPECT_NE(row("1").find("| improvement (noise not measured on this node: confirm with --rounds 3) |"), std::string::npos) << r.out;
   EXPECT_NE(row("2").find("| unchanged |"), std::string::npos) << r.out;
+}
+
+// The rule of profiles/README.md ([thresholds] upgrade_*: compute above 85%, GPU memory at or above
+// 75%, data wait and communication at or below 5%), each figure with where it came from.
+TEST(OptimizeOrUpgrade, UpgradeOnlyWhenComputeBoundWithMemoryNearItsLimitAndNoWait) {
+  UpgradeInputs in;
+  in.compute_share = SourcedFigure{0.92, "measured"};
+  in.memory_share = SourcedFigure{0.81, "measured"};
+  in.data_wait_share = {0.03, "measured"};
+  EXPECT_EQ(optimize_or_upgrade(in), "upgrade is justified — compute 92% (measured), GPU memory 81% (measured), data wait 3% (measured)");
+  in.data_wait_share = {0.12, "measured"};
+  EXPECT_EQ(optimize_or_upgrade(in).rfind("optimize first: data wait 12% > 5% — ", 0), 0u) << optimize_or_upgrade(in);
+  in.data_wait_share = {0.03, "measured"};
+  in.memory_share = SourcedFigure{0.60, "measured"};
+  EXPECT_EQ(optimize_or_upgrade(in).rfind("optimize first: GPU memory 60% used < 75% — ", 0), 0u) << optimize_or_upgrade(in);
+  in.memory_share.reset();
+  in.comm_share = SourcedFigure{0.2, "measured"};
+  EXPECT_EQ(optimize_or_upgrade(in).rfind("optimize first: GPU memory use not known; communication 20% > 5% — ", 0), 0u) << optimize_or_upgrade(in);
+}
+
+TEST(OptimizeOrUpgrade, WithoutAGpuTheComputeSideIsTheTargetsLabelled) {
+  LearnedJob job;  // a job learned on a node without a GPU
+  job.timing.shares.data_wait = 0.02;
+  EXPECT_EQ(optimize_or_upgrade(upgrade_inputs(job, std::nullopt, nlohmann::json::array(), nullptr, "")).rfind("optimize or upgrade: not judged (no GPU on this node", 0), 0u);
+  const nlohmann::json assessment = {{"step", {{"gpu_utilization", 0.9}}}, {"memory", {{"peak_share", 0.77}}}};
+  EXPECT_EQ(optimize_or_upgrade(upgrade_inputs(job, std::nullopt, nlohmann::json::array(), &assessment, "h100x8")),
+            "upgrade is justified — compute 90% (predicted for h100x8 from the GPU table, not measured), GPU memory 77% (predicted for "
+            "h100x8 from the GPU table, not measured), data wait 2% (measured: data wait share of the measured steps)");
 }
 
 }  // namespace

@@ -72,7 +72,7 @@ TEST_F(LearnVary, TwoLoaderWorkersBeatOneOnALoaderBoundJob) {
   const nlohmann::json best = value_entry(e, "2");
   const double rate = best["samples_per_s"][0].get<double>() / 2 + best["samples_per_s"][1].get<double>() / 2;
   EXPECT_EQ(best["target_samples"], 32.0);
-  EXPECT_NEAR(best["run_cost"].get<double>(), 3.0 * 16 / rate / 3600, 1e-12);
+  EXPECT_NEAR(best["run_cost"].get<double>(), 3.0 * 32 / rate / 3600, 1e-12);
   EXPECT_NE(r.out.find("cost of one run before (num_workers=2)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("optimize or upgrade: not judged (no GPU on this node"), std::string::npos) << r.out;
   EXPECT_TRUE(fs::exists(md));
