@@ -215,11 +215,13 @@ int execute(const LearnOptions& o) {
   const learn::LearnedJob& job = one.job;
   const auto [status, reason] = learn_outcome(run, job, v);
   learn::SummaryPaths paths{v.command_text, out_path, "", ""};
+  std::string advice;  // optimize or upgrade, for a complete run
   if (job.complete) {
     const std::string toml = learn::learned_profile_toml(job, v.name, v.command_text);
     learn::check_learned_profile(toml, v.profile_path);
     write_file_atomic(v.profile_path, toml, true);
     paths.profile_path = v.profile_path;
+    advice = optimize_or_upgrade_line(one, v, doc, toml);
   } else {
     paths.no_profile_reason = fmt::format("a profile needs all {} optimizer steps ({} warm-up, {} measured, {} counted for FLOPs) on every rank; the job took {}",
                                           job.steps_needed, v.warmup, v.steps, counted_steps, job.steps_done);
@@ -230,7 +232,7 @@ int execute(const LearnOptions& o) {
   write_file_atomic(out_path, doc.dump(1) + "\n", false);
   const learn::JobLoad load = learn::job_load(run);
   if (!v.md_path.empty()) write_file_atomic(v.md_path, learn::render_learn_markdown(job, load, paths), true);
-  std::cout << learn::render_learn_summary(job, load, paths);
+  std::cout << learn::render_learn_summary(job, load, paths) << (advice.empty() ? "" : advice + "\n");
   if (status != "ok") std::cerr << "nodeaudit: learn: " << reason << "\n";
   if (status == "interrupted") return exit_interrupted;
   return status == "ok" ? exit_ok : exit_fail;
@@ -253,7 +255,7 @@ void add_learn_command(CLI::App& root, Action& action) {
   cmd->add_option("--repeats", o->repeats, "With --vary: runs per value (1 to 20)")->capture_default_str();
   cmd->add_option("--html", o->html, "With --vary: also write the report as HTML with a chart of step time per value");
   cmd->add_option("--price-per-hour", o->price_per_hour, "With --vary: hourly price of the node, to cost one run to the target samples before and after");
-  cmd->add_option("--target-gpus", o->target_gpus, "With --vary on a node without a GPU: judge optimize-or-upgrade on these GPUs, e.g. h100x8");
+  cmd->add_option("--target-gpus", o->target_gpus, "On a node without a GPU: judge optimize-or-upgrade on these GPUs, e.g. h100x8");
   cmd->add_option("command", o->command, "-- COMMAND [ARGS...]: the training command, as you run it");
   cmd->callback([&action, o] {
     o->argv = own_command_line();

@@ -63,6 +63,7 @@ learn::VaryRun to_vary_run(const OneRun& one, const ValidLearn& v, const std::st
   r.failure = reason;
   r.step_time_s = one.job.timing.step_time_s;
   r.samples_per_s = one.job.timing.samples_per_s;
+  r.samples_per_step = one.job.timing.samples_per_step;
   r.data_wait_share = one.job.timing.shares.data_wait;
   const learn::JobLoad load = learn::job_load(one.run);
   if (!load.cpu_cores.empty()) r.cpu_cores = median(load.cpu_cores);
@@ -77,9 +78,9 @@ void refuse_existing_file(const std::string& option, const std::string& path) {
   if (fs::exists(path, ec)) throw UsageError(option + " " + path, "already exists; nodeaudit never overwrites a file (choose another name)");
 }
 
-// The optimize-or-upgrade line for the best value's job (on a node without a GPU, its learned
-// profile assessed for --target-gpus).
-std::string advice_for(const OneRun& one, const ValidLearn& v, const nlohmann::json& doc, const std::string& profile_toml) {
+}  // namespace
+
+std::string optimize_or_upgrade_line(const OneRun& one, const ValidLearn& v, const nlohmann::json& doc, const std::string& profile_toml) {
   nlohmann::json assessment;
   const nlohmann::json gpus = doc.value("env", nlohmann::json::object()).value("gpus", nlohmann::json::array());
   if (!one.job.gpu && !v.target_gpus.empty()) {
@@ -96,15 +97,12 @@ std::string advice_for(const OneRun& one, const ValidLearn& v, const nlohmann::j
   return learn::optimize_or_upgrade(in);
 }
 
-}  // namespace
-
 void validate_vary_options(const LearnOptions& o, ValidLearn& v) {
   const auto only_with_vary = [&](const std::string& option, const std::string& value) {
     if (!value.empty() && !v.vary) throw UsageError(option + " " + value, "only with --vary");
   };
   only_with_vary("--html", o.html);
   only_with_vary("--price-per-hour", o.price_per_hour);
-  only_with_vary("--target-gpus", o.target_gpus);
   if (!o.html.empty()) refuse_existing_file("--html", o.html);
   v.html_path = o.html;
   if (!o.price_per_hour.empty()) {
@@ -146,7 +144,7 @@ int execute_learn_vary(const LearnOptions& o, const ValidLearn& v, const std::st
     learn::check_learned_profile(toml, v.profile_path);
     write_file_atomic(v.profile_path, toml, true);
     report.best_profile_path = v.profile_path;
-    report.advice = advice_for(best, v, doc, toml);
+    report.advice = optimize_or_upgrade_line(best, v, doc, toml);
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   doc["probes"] = nlohmann::json::array({learn::vary_probe_entry(report, runs, o.command, wall_s)});

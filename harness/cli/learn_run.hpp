@@ -60,7 +60,11 @@ struct VaryProbe {
 };
 VaryProbe probe_own_setting(const LearnOptions& o, const ValidLearn& v);
 
-// --html, --price-per-hour and --target-gpus: checked here, accepted only with --vary.
+// The optimize-or-upgrade line for a complete run (on a node without a GPU, its learned profile
+// `profile_toml` assessed for --target-gpus when given).
+std::string optimize_or_upgrade_line(const OneRun& one, const ValidLearn& v, const nlohmann::json& doc, const std::string& profile_toml);
+
+// --html, --price-per-hour and --target-gpus: checked here, accepted only with --vary (--target-gpus with plain learn too).
 void validate_vary_options(const LearnOptions& o, ValidLearn& v);
 int execute_learn_vary(const LearnOptions& o, const ValidLearn& v, const std::string& out_path, nlohmann::json doc);
 

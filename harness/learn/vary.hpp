@@ -37,6 +37,7 @@ struct VaryRun {
   bool ok = false;
   std::string failure;  // why not, with the exit code and last lines
   double step_time_s = 0, samples_per_s = 0, data_wait_share = 0;
+  double samples_per_step = 0;           // per rank: the batch the job's DataLoader gave
   std::optional<double> cpu_cores;       // median over the measured steps, all of the job's processes
   std::optional<double> gpu_peak_bytes;  // the largest rank's peak allocated GPU memory, on a GPU node
   double target_samples = 0;             // the learned profile's target_samples (0 when not learned)

@@ -64,7 +64,7 @@ json vary_probe_entry(const VaryReport& report, const std::vector<VaryRun>& runs
   json run_list = json::array();
   for (const auto& r : runs)
     run_list.push_back({{"value", r.value}, {"repeat", r.repeat}, {"ok", r.ok}, {"failure", r.failure}, {"step_time_s", r.step_time_s},
-                        {"samples_per_s", r.samples_per_s}, {"data_wait_share", r.data_wait_share}});
+                        {"samples_per_s", r.samples_per_s}, {"samples_per_step", r.samples_per_step}, {"data_wait_share", r.data_wait_share}});
   const json params = {{"setting", report.setting.name}, {"values", report.setting.values}, {"repeats", report.repeats}};
   json info = {{"command", command}, {"baseline", report.baseline}, {"own_value", report.own_value ? json(*report.own_value) : json(nullptr)},
                {"probe_s", report.probe_s}, {"values", values}, {"best", report.best ? json(*report.best) : json(nullptr)},

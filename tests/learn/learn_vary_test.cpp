@@ -88,6 +88,22 @@ TEST_F(LearnVary, AnEnvironmentVariableReachesTheJob) {
   EXPECT_EQ(value_entry(learn_entry(), "2")["verdict"], "not judged (one repeat: no spread)");
 }
 
+// batch_size changes the samples per step, so samples/s is the figure judged; the job's own 8
+// (train_cnn.py's default) is the baseline, and each run's batch is the value it was given.
+TEST_F(LearnVary, BatchSizeIsJudgedBySamplesPerSecond) {
+  TORCH_OR_SKIP();
+  const auto r = learn_vary({"--vary", "batch_size=4,8", "--repeats", "1"}, {script("train_cnn.py"), images(), "--workers", "0"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json e = learn_entry();
+  EXPECT_EQ(e["info"]["own_value"], "8");
+  EXPECT_EQ(e["info"]["baseline"], "8");
+  EXPECT_EQ(value_entry(e, "4")["figure"], "samples_per_s");
+  EXPECT_EQ(value_entry(e, "4")["median"], value_entry(e, "4")["samples_per_s"][0]);
+  ASSERT_EQ(e["info"]["runs"].size(), 2u);
+  for (const auto& run : e["info"]["runs"]) EXPECT_EQ(run["samples_per_step"].get<double>(), std::stod(run["value"].get<std::string>())) << run;
+  EXPECT_NE(r.out.find("samples/s"), std::string::npos) << r.out;
+}
+
 TEST_F(LearnVary, AValueTheJobFailsOnIsReportedAndTheOthersKept) {
   TORCH_OR_SKIP();
   // prefetch_factor needs worker processes: the job's DataLoader refuses num_workers=0.
