@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -43,18 +44,33 @@ std::optional<double> gpu_peak_bytes(const learn::JobRun& run) {
   return peak;
 }
 
-// The command that reproduces one run as learn measured it: plain `nodeaudit learn` with the same
-// window, and the setting given the way --vary gives it (NODEAUDIT_LEARN_OVERRIDES, which the
-// module reads in every process of the job, or the environment variable itself).
-std::string reproduce_command(const ValidLearn& v, const std::string& value) {
-  const auto env = learn::vary_environment(*v.vary, value);
-  const auto& [name, text] = *env.begin();
-  const bool plain = text.find_first_of(" \t'\"\\$`;&|<>()*?{}") == std::string::npos && !text.empty();
-  return fmt::format("{}={} nodeaudit learn --warmup {} --steps {} --timeout {} -- {}", name, plain ? text : "'" + text + "'", v.warmup, v.steps,
-                     v.timeout_text, v.command_text);
+std::string shell_quoted(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) {
+    const bool plain = !w.empty() && w.find_first_of(" \t\n'\"\\$`;&|<>(){}*?") == std::string::npos;
+    out += (out.empty() ? "" : " ") + (plain ? w : "'" + w + "'");
+  }
+  return out;
 }
 
-learn::VaryRun to_vary_run(const OneRun& one, const ValidLearn& v, const std::string& value, int repeat) {
+// The command that reproduces one run as learn measured it: plain `nodeaudit learn` with the same
+// window, and the setting given the way --vary gives it (NODEAUDIT_LEARN_OVERRIDES, which the
+// module reads in every process of the job, the environment variable itself, or the data
+// directory's place in the command).
+std::string reproduce_command(const ValidLearn& v, const std::string& value, const std::vector<std::string>& command) {
+  std::vector<std::string> words;
+  for (const auto& [name, text] : learn::vary_environment(*v.vary, value)) words.push_back(name + "=" + text);
+  for (const std::string& w : {std::string("nodeaudit"), std::string("learn"), std::string("--warmup"), std::to_string(v.warmup), std::string("--steps"),
+                               std::to_string(v.steps), std::string("--timeout"), v.timeout_text, std::string("--")})
+    words.push_back(w);
+  std::string text = shell_quoted(words) + " " + shell_quoted(command);
+  // NAME=VALUE before the command is an assignment only when NAME is not quoted.
+  if (const auto eq = words.front().find('='); eq != std::string::npos && text.front() == '\'')
+    text = words.front().substr(0, eq) + "='" + text.substr(eq + 2);
+  return text;
+}
+
+learn::VaryRun to_vary_run(const OneRun& one, const ValidLearn& v, const std::string& value, int repeat, const std::vector<std::string>& command) {
   learn::VaryRun r;
   r.value = value;
   r.repeat = repeat;
@@ -69,7 +85,7 @@ learn::VaryRun to_vary_run(const OneRun& one, const ValidLearn& v, const std::st
   if (!load.cpu_cores.empty()) r.cpu_cores = median(load.cpu_cores);
   r.gpu_peak_bytes = gpu_peak_bytes(one.run);
   if (one.job.complete) r.target_samples = one.job.fields.target_samples.value;
-  r.command = reproduce_command(v, value);
+  r.command = reproduce_command(v, value, command);
   return r;
 }
 
@@ -112,6 +128,15 @@ void validate_vary_options(const LearnOptions& o, ValidLearn& v) {
   }
   if (!o.target_gpus.empty()) score::parse_target_gpus(o.target_gpus);  // throws UsageError naming what is accepted
   v.target_gpus = o.target_gpus;
+  if (o.data_dir_copy.empty()) return;
+  if (v.vary)
+    throw UsageError("--data-dir-copy " + o.data_dir_copy, "not with --vary: one change at a time, and the data directory's place is this one");
+  const DataDirCopy plan(o.command, o.data_dir_copy);  // checks the command and DIR; copies nothing yet
+  v.vary = learn::data_dir_setting(plan.original(), plan.copy());
+  const auto repeats = parse_whole_number(o.repeats);
+  if (!repeats || *repeats < 1 || *repeats > 20) throw UsageError("--repeats " + o.repeats, "must be a whole number from 1 to 20");
+  v.repeats = *repeats;
+  v.data_dir_copy = o.data_dir_copy;
 }
 
 int execute_learn_vary(const LearnOptions& o, const ValidLearn& v, const std::string& out_path, nlohmann::json doc) {
@@ -121,14 +146,28 @@ int execute_learn_vary(const LearnOptions& o, const ValidLearn& v, const std::st
   if (probe.interrupted) throw UsageError("learn --vary", "interrupted during the probe run; nothing was measured");
   const bool own_listed = probe.own_value && std::count(setting.values.begin(), setting.values.end(), *probe.own_value);
   const std::string baseline = own_listed ? *probe.own_value : setting.values.front();
+  std::unique_ptr<DataDirCopy> copy;
+  if (setting.data_dir()) {
+    copy = std::make_unique<DataDirCopy>(o.command, v.data_dir_copy);
+    const auto copy_start = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "learn --data-dir-copy: copying %s (%.3g GB) to %s\n", copy->original().c_str(), copy->bytes() / 1e9, copy->copy().c_str());
+    try {
+      copy->make();
+    } catch (const fs::filesystem_error& e) {
+      throw UsageError("--data-dir-copy " + v.data_dir_copy, std::string("the copy failed: ") + e.what() + "; what it wrote is removed");
+    }
+    std::fprintf(stderr, "learn --data-dir-copy: copied in %.1f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - copy_start).count());
+  }
   std::vector<learn::VaryRun> runs;
   std::map<std::string, OneRun> complete_run;  // per value, its last complete run (for the profile)
   bool interrupted = false;
   for (int repeat = 1; repeat <= v.repeats && !interrupted; ++repeat) {
     for (const auto& value : setting.values) {
       std::fprintf(stderr, "learn --vary: %s=%s, repeat %d of %d\n", setting.name.c_str(), value.c_str(), repeat, v.repeats);
-      OneRun one = run_learn_once(o, v, learn::vary_environment(setting, value));
-      runs.push_back(to_vary_run(one, v, value, repeat));
+      LearnOptions at_value = o;
+      if (copy) at_value.command = copy->command_at(value);
+      OneRun one = run_learn_once(at_value, v, learn::vary_environment(setting, value));
+      runs.push_back(to_vary_run(one, v, value, repeat, at_value.command));
       if (one.job.complete) complete_run[value] = std::move(one);
       else if (one.run.ended_by == "interrupted") interrupted = true;
       if (interrupted) break;
@@ -152,7 +191,9 @@ int execute_learn_vary(const LearnOptions& o, const ValidLearn& v, const std::st
   write_file_atomic(out_path, doc.dump(1) + "\n", false);
   if (!v.md_path.empty()) write_file_atomic(v.md_path, learn::render_vary_markdown(report, v.command_text), true);
   if (!v.html_path.empty()) write_file_atomic(v.html_path, learn::render_vary_html(report, v.command_text), true);
-  std::cout << learn::render_vary(report, v.command_text) << fmt::format("probe run to find the job's own setting: {:.1f} s\n", probe.wall_s)
+  std::cout << learn::render_vary(report, v.command_text)
+            << (probe.wall_s > 0 ? fmt::format("probe run to find the job's own setting: {:.1f} s\n", probe.wall_s) : "")
+            << (copy ? "the copy " + copy->copy() + " is removed now; its command above needs it made again\n" : "")
             << "result written to " << out_path << "\n";
   if (interrupted) return exit_interrupted;
   const bool failed = std::any_of(runs.begin(), runs.end(), [](const learn::VaryRun& r) { return !r.ok; });

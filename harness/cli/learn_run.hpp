@@ -21,6 +21,7 @@ struct LearnOptions {
   std::string out, out_profile, md, name;
   std::string vary, repeats = "2";
   std::string html, price_per_hour, target_gpus;  // with --vary
+  std::string data_dir_copy;
   std::string result;  // a nodeaudit result of this node holding gpu.gemm
   std::vector<std::string> command;
   std::vector<std::string> argv;
@@ -38,6 +39,7 @@ struct ValidLearn {
   std::string html_path;
   std::optional<double> price_per_hour;
   std::string target_gpus;  // checked: score::parse_target_gpus accepts it
+  std::string data_dir_copy;
 };
 
 struct OneRun {
@@ -59,6 +61,28 @@ struct VaryProbe {
   bool interrupted = false;
 };
 VaryProbe probe_own_setting(const LearnOptions& o, const ValidLearn& v);
+
+// --data-dir-copy DIR (learn_data_copy.cpp): the one directory the command names, copied under DIR
+// by make(); the destructor removes exactly what make() created. Throws UsageError.
+class DataDirCopy {
+ public:
+  DataDirCopy(const std::vector<std::string>& command, const std::string& dir);
+  ~DataDirCopy();
+  DataDirCopy(const DataDirCopy&) = delete;
+  DataDirCopy& operator=(const DataDirCopy&) = delete;
+  void make();
+  std::vector<std::string> command_at(const std::string& place) const;
+  const std::string& original() const { return original_; }
+  const std::string& copy() const { return copy_; }
+  double bytes() const { return bytes_; }
+
+ private:
+  std::vector<std::string> command_;
+  std::size_t word_ = 0;
+  std::string original_, copy_;
+  double bytes_ = 0;
+  std::vector<std::string> created_;
+};
 
 // The optimize-or-upgrade line for a complete run (on a node without a GPU, its learned profile
 // `profile_toml` assessed for --target-gpus when given).

@@ -30,6 +30,10 @@ std::string setting_text(const nlohmann::json& value) {
 VaryProbe probe_own_setting(const LearnOptions& o, const ValidLearn& v) {
   const learn::VarySetting& setting = *v.vary;
   VaryProbe probe;
+  if (setting.data_dir()) {
+    probe.own_value = setting.values.front();
+    return probe;
+  }
   if (!setting.env_name.empty()) {
     if (const char* own = std::getenv(setting.env_name.c_str())) probe.own_value = own;
     return probe;

@@ -95,7 +95,12 @@ VarySetting parse_vary(const std::string& text) {
   return s;
 }
 
+VarySetting data_dir_setting(const std::string& original, const std::string& copy) {
+  return {"data_dir", "", {original, copy}};
+}
+
 std::map<std::string, std::string> vary_environment(const VarySetting& setting, const std::string& value) {
+  if (setting.data_dir()) return {};  // the command names the place (learn_data_copy.cpp)
   if (!setting.env_name.empty()) return {{setting.env_name, value}};
   json typed = value == "true" ? json(true) : value == "false" ? json(false) : json(std::stol(value));
   return {{"NODEAUDIT_LEARN_OVERRIDES", json{{"dataloader", {{setting.name, typed}}}}.dump()}};

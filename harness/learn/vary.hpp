@@ -21,8 +21,12 @@ struct VarySetting {
   std::string env_name;  // NAME for env:NAME, else empty
   std::vector<std::string> values;
   bool per_sample_rate() const { return name == "batch_size"; }  // step time changes with the batch: compare samples/s
-  bool needs_dataloader() const { return env_name.empty(); }
+  bool data_dir() const { return name == "data_dir"; }  // --data-dir-copy: the values are the data directory's places
+  bool needs_dataloader() const { return env_name.empty() && !data_dir(); }
 };
+
+// --data-dir-copy: the job run from its own data directory and from the copy.
+VarySetting data_dir_setting(const std::string& original, const std::string& copy);
 
 // Parses and checks "SETTING=V1,V2,..". Throws UsageError naming the bad part and what is accepted.
 VarySetting parse_vary(const std::string& text);

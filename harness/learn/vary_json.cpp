@@ -78,7 +78,8 @@ VaryReport vary_report_from_entry(const json& entry) {
   const json& params = entry.at("params");
   const json& info = entry.at("info");
   VaryReport r;
-  r.setting = parse_vary(params.at("setting").get<std::string>() + "=" + fmt::format("{}", fmt::join(params.at("values").get<std::vector<std::string>>(), ",")));
+  const auto values = params.at("values").get<std::vector<std::string>>();
+  r.setting = params.at("setting") == "data_dir" && values.size() == 2 ? data_dir_setting(values[0], values[1]) : parse_vary(params.at("setting").get<std::string>() + "=" + fmt::format("{}", fmt::join(params.at("values").get<std::vector<std::string>>(), ",")));
   r.repeats = params.at("repeats").get<int>();
   r.baseline = info.at("baseline").get<std::string>();
   if (info.value("own_value", json()).is_string()) r.own_value = info["own_value"].get<std::string>();

@@ -50,6 +50,7 @@ std::vector<VaryRow> vary_rows(const VaryReport& r) {
 
 std::string baseline_sentence(const VaryReport& r) {
   const std::string own = r.own_value ? r.setting.name + "=" + *r.own_value : "";
+  if (r.setting.data_dir()) return fmt::format("verdicts against the job's own data directory, {}", r.baseline);
   if (r.own_value && *r.own_value == r.baseline) return fmt::format("verdicts against the job's own setting, {}", own);
   if (r.own_value)
     return fmt::format("verdicts against the first value, {}={} (the job's own setting, {}, is not among the values)", r.setting.name, r.baseline, own);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "learn_test_util.hpp"
 
@@ -128,6 +129,33 @@ TEST_F(LearnVary, ADataLoaderSettingOnAJobWithoutOneIsRefused) {
   EXPECT_FALSE(fs::exists(result_path()));
 }
 
+// --data-dir-copy: the job from its own image folder and from a copy under DIR; the copy is gone
+// afterwards, DIR and the original stay as they were.
+TEST_F(LearnVary, TheDataDirectoryCopiedAndRemovedAfter) {
+  TORCH_OR_SKIP();
+  const std::string place = dir_ + "/fast-disk", original = images();
+  fs::create_directory(place);
+  std::ofstream(place + "/someone-elses-file") << "kept";
+  const auto r = learn_vary({"--data-dir-copy", place, "--repeats", "1"}, {script("train_cnn.py"), original, "--workers", "0"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json e = learn_entry();
+  EXPECT_EQ(e["params"]["setting"], "data_dir");
+  EXPECT_EQ(e["params"]["values"], (nlohmann::json{original, place + "/images"}));
+  EXPECT_EQ(e["info"]["baseline"], original);
+  EXPECT_NE(value_entry(e, place + "/images")["command"].get<std::string>().find(" " + place + "/images --workers 0"), std::string::npos);
+  EXPECT_GT(value_entry(e, place + "/images")["median"].get<double>(), 0) << "the job read its images from the copy";
+  EXPECT_FALSE(fs::exists(place + "/images"));
+  EXPECT_TRUE(fs::exists(place + "/someone-elses-file"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(original + "/class_a"), fs::directory_iterator()), 16);
+  // A copy that would overwrite is refused before anything runs, and nothing there is touched.
+  fs::create_directory(place + "/images");
+  fs::remove(result_path());
+  const auto again = learn_vary({"--data-dir-copy", place}, {script("train_cnn.py"), original});
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_EQ(again.err, "nodeaudit: --data-dir-copy " + place + ": " + place + "/images already exists; nodeaudit never overwrites (choose another DIR)\n");
+  EXPECT_TRUE(fs::is_directory(place + "/images"));
+}
+
 TEST_F(LearnVary, BadSettingsAreRefusedBeforeAnythingRuns) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--vary", "workers=1,2"}, "nodeaudit: --vary workers=1,2: unknown setting 'workers'; accepted: num_workers, prefetch_factor, batch_size, pin_memory, persistent_workers, env:NAME\n"},
@@ -135,6 +163,10 @@ TEST_F(LearnVary, BadSettingsAreRefusedBeforeAnythingRuns) {
       {{"--vary", "num_workers=2,many"}, "nodeaudit: --vary num_workers=many: 'many' is not a whole number from 0 to 4096\n"},
       {{"--vary", "pin_memory=true,yes"}, "nodeaudit: --vary pin_memory=yes: 'yes' is not true or false\n"},
       {{"--vary", "num_workers=1,2", "--repeats", "0"}, "nodeaudit: --repeats 0: must be a whole number from 1 to 20\n"},
+      {{"--vary", "num_workers=1,2", "--data-dir-copy", "/tmp"}, "nodeaudit: --data-dir-copy /tmp: not with --vary: one change at a time, and the data directory's place is this one\n"},
+      {{"--data-dir-copy", "/tmp"}, "nodeaudit: --data-dir-copy /tmp: the job's command names no directory; --data-dir-copy copies the one data directory the command names\n"},
+      {{"--price-per-hour", "3"}, "nodeaudit: --price-per-hour 3: only with --vary\n"},
+      {{"--vary", "num_workers=1,2", "--price-per-hour", "-1"}, "nodeaudit: --price-per-hour -1: expected a positive number in any currency (12, 12.5)\n"},
   };
   for (const auto& [flags, expected] : cases) {
     std::vector<std::string> argv{NODEAUDIT_BINARY, "learn", "--out", result_path()};
