@@ -143,7 +143,12 @@ int execute_learn_vary(const LearnOptions& o, const ValidLearn& v, const std::st
   const learn::VarySetting& setting = *v.vary;
   const auto start = std::chrono::steady_clock::now();
   const VaryProbe probe = probe_own_setting(o, v);
-  if (probe.interrupted) throw UsageError("learn --vary", "interrupted during the probe run; nothing was measured");
+  if (probe.interrupted) {
+    std::error_code ec;
+    fs::remove(out_path, ec);  // the result file claimed for this run holds nothing measured
+    std::cerr << "nodeaudit: learn --vary: interrupted during the probe run; nothing was measured\n";
+    return exit_interrupted;
+  }
   const bool own_listed = probe.own_value && std::count(setting.values.begin(), setting.values.end(), *probe.own_value);
   const std::string baseline = own_listed ? *probe.own_value : setting.values.front();
   std::unique_ptr<DataDirCopy> copy;
