@@ -15,6 +15,7 @@
 
 #include "../env.hpp"
 #include "../errors.hpp"
+#include "../learn/data_wait_check.hpp"
 #include "../learn/job_runner.hpp"
 #include "../learn/learn_document.hpp"
 #include "../learn/learn_module.hpp"
@@ -70,8 +71,7 @@ std::string script_stem(const std::vector<std::string>& command) {
 }
 
 // gpu.gemm tflops per dtype in a result: the slowest GPU's median (the step waits for it).
-std::map<std::string, double> gemm_rates(const std::string& path) {
-  const nlohmann::json doc = load_result_file(path);
+std::map<std::string, double> gemm_rates(const nlohmann::json& doc) {
   std::map<std::string, double> rates;
   for (const auto& probe : doc["probes"]) {
     if (probe.value("id", "") != "gpu.gemm" || probe.value("status", "") != "ok") continue;
@@ -82,8 +82,19 @@ std::map<std::string, double> gemm_rates(const std::string& path) {
       if (!rates.count(dtype) || median < rates[dtype]) rates[dtype] = median;
     }
   }
-  if (rates.empty()) throw UsageError("--result " + path, "holds no gpu.gemm tflops figure; run `nodeaudit probe gpu.gemm --out FILE` on this node first");
   return rates;
+}
+
+// A result of this node for --result: its GEMM rate (model_efficiency) and its storage, decode and
+// host-to-device figures (the scorer's predicted data wait); it must hold at least one of them.
+nlohmann::json node_result(const std::string& path) {
+  nlohmann::json doc = load_result_file(path);
+  for (const auto& probe : doc["probes"]) {
+    const std::string id = probe.value("id", "");
+    const bool used = id == "gpu.gemm" || id == "gpu.pcie" || id.rfind("storage.", 0) == 0 || id == "host.decode" || id == "host.dataloader";
+    if (used && probe.value("status", "") == "ok") return doc;
+  }
+  throw UsageError("--result " + path, "holds no measured gpu.gemm, storage, host.decode, host.dataloader or gpu.pcie figure; run `nodeaudit run --out FILE` on this node first");
 }
 
 ValidLearn validate(const LearnOptions& o) {
@@ -111,7 +122,10 @@ ValidLearn validate(const LearnOptions& o) {
   v.profile_path = o.out_profile.empty() ? fs::path(v.out.path).replace_extension(".toml").string() : o.out_profile;
   if (o.out_profile.empty() && !v.vary) refuse_existing("--out-profile", v.profile_path);
   v.md_path = o.md;
-  if (!o.result.empty()) v.gemm_tflops = gemm_rates(o.result);
+  if (!o.result.empty()) {
+    v.node_result = node_result(o.result);
+    v.gemm_tflops = gemm_rates(v.node_result);
+  }
   v.command_text = shell_words(o.command);
   v.name = o.name.empty() ? "learned-" + script_stem(o.command) : o.name;
   return v;
@@ -188,6 +202,13 @@ std::pair<std::string, std::string> learn_outcome(const learn::JobRun& run, cons
 
 namespace {
 
+// The measured data-wait share beside the scorer's prediction from this node's result (--result).
+std::optional<learn::DataWaitCheck> data_wait_against_node(const LearnOptions& o, const ValidLearn& v, const learn::LearnedJob& job,
+                                                           const std::string& profile_path) {
+  if (o.result.empty() || profile_path.empty() || job.timing.measured_step_s.empty()) return std::nullopt;
+  return learn::check_data_wait(job, score::load_profile_file(profile_path), v.node_result, o.result);
+}
+
 int execute(const LearnOptions& o) {
   const ValidLearn v = validate(o);
   Nvml nvml;
@@ -225,7 +246,9 @@ int execute(const LearnOptions& o) {
     paths.no_profile_reason = fmt::format("a profile needs all {} optimizer steps ({} warm-up, {} measured, {} counted for FLOPs) on every rank; the job took {}",
                                           job.steps_needed, v.warmup, v.steps, counted_steps, job.steps_done);
   }
-  learn::LearnRunInfo info{o.command, v.timeout_s, status, reason, paths.profile_path};
+  paths.data_wait = data_wait_against_node(o, v, job, paths.profile_path);
+  learn::LearnRunInfo info{o.command, v.timeout_s, status, reason, paths.profile_path,
+                           paths.data_wait ? learn::to_json(*paths.data_wait) : nlohmann::json()};
   doc["probes"] = nlohmann::json::array({learn::learn_probe_entry(job, run, info)});
   doc["finished_at"] = utc_now_iso8601();
   write_file_atomic(out_path, doc.dump(1) + "\n", false);
@@ -248,7 +271,7 @@ void add_learn_command(CLI::App& root, Action& action) {
   cmd->add_option("--out", o->out, "Result file or directory (default results/)");
   cmd->add_option("--out-profile", o->out_profile, "Profile TOML to write (default: the result's name with .toml); never overwritten");
   cmd->add_option("--md", o->md, "Also write the summary as Markdown to this file");
-  cmd->add_option("--result", o->result, "A result of this node with gpu.gemm: model_efficiency is measured against its GEMM rate when the job runs on a GPU");
+  cmd->add_option("--result", o->result, "A result of this node (nodeaudit run): model_efficiency is measured against its gpu.gemm rate when the job runs on a GPU, and the measured data wait is shown beside the scorer's prediction from its storage and decode figures");
   cmd->add_option("--name", o->name, "The learned profile's name (default learned-<script name>)");
   cmd->add_option("--vary", o->vary, "Run once per value of one setting, interleaved: num_workers, pin_memory, prefetch_factor, persistent_workers, batch_size (every DataLoader's) or env:NAME; e.g. num_workers=2,4,8");
   cmd->add_option("--repeats", o->repeats, "With --vary: runs per value (1 to 20)")->capture_default_str();

@@ -32,6 +32,7 @@ struct ValidLearn {
   OutPath out;
   std::string profile_path, md_path, name, command_text;
   std::optional<learn::VarySetting> vary;
+  nlohmann::json node_result;                  // --result's document (null without it)
   std::map<std::string, double> gemm_tflops;  // from --result
   int repeats = 2;
 };
