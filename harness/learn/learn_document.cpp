@@ -97,7 +97,7 @@ json gpu_json(const JobRun& run, const JobLoad& load) {
   if (!load.gpus.empty()) {
     json telemetry = json::array();
     for (const auto& g : load.gpus)
-      telemetry.push_back({{"gpu", g.index}, {"job_processes_listed", g.job_context_known}, {"samples", g.util_pct.size()},
+      telemetry.push_back({{"gpu", g.index}, {"job_processes_found", g.job_context_known}, {"samples", g.util_pct.size()},
                            {"util_pct_median", g.util_pct.empty() ? json(nullptr) : json(median_or_nan(g.util_pct))},
                            {"mem_used_bytes_max", g.mem_used_bytes.empty() ? json(nullptr) : json(*std::max_element(g.mem_used_bytes.begin(), g.mem_used_bytes.end()))}});
     out["telemetry"] = telemetry;
@@ -119,12 +119,15 @@ Status status_from(const std::string& text) {
 
 namespace {
 
+// The GPUs the job's processes hold a context on; every GPU when none is found among the processes
+// NVML lists (it lists the host's PIDs, which a container does not see) or the driver lists none.
 void add_gpu_readings(const ProcessSample& s, std::map<int, GpuLoad>& gpus) {
+  const bool job_found = std::any_of(s.gpus.begin(), s.gpus.end(), [](const GpuSample& g) { return g.job_context.value_or(false); });
   for (const auto& g : s.gpus) {
-    if (g.job_context && !*g.job_context) continue;  // another job's GPU
+    if (job_found && !g.job_context.value_or(false)) continue;  // another job's GPU
     GpuLoad& load = gpus[g.index];
     load.index = g.index;
-    load.job_context_known = g.job_context.has_value();
+    load.job_context_known = job_found;
     if (g.util_pct) load.util_pct.push_back(*g.util_pct);
     if (g.mem_used_bytes) load.mem_used_bytes.push_back(*g.mem_used_bytes);
   }
@@ -147,7 +150,11 @@ JobLoad job_load(const JobRun& run) {
   load.gpu_not_measured = run.gpu_not_measured;
   for (const auto& rank : run.records.ranks)
     if (rank.contains("gpu") && rank["gpu"].is_object()) load.peak_allocated_bytes.push_back(rank["gpu"].value("peak_allocated_bytes", 0.0));
-  if (load.gpu_not_measured.empty() && load.gpus.empty()) load.gpu_not_measured = "the job's processes held no compute context on any GPU";
+
+  // No GPU known to be the job's and no rank that used CUDA: the readings are other jobs' GPUs.
+  const bool none_found = std::none_of(load.gpus.begin(), load.gpus.end(), [](const GpuLoad& g) { return g.job_context_known; });
+  if (none_found && load.peak_allocated_bytes.empty()) load.gpus.clear();
+  if (load.gpu_not_measured.empty() && load.gpus.empty()) load.gpu_not_measured = "the job did not use CUDA (no compute context, no rank allocated GPU memory)";
   return load;
 }
 

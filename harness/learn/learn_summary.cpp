@@ -42,7 +42,9 @@ Line gpu_row(const JobLoad& load) {
     value += fmt::format("; peak allocated {} (largest rank)", format_bytes(*std::max_element(load.peak_allocated_bytes.begin(), load.peak_allocated_bytes.end())));
   else
     value += "; peak allocated not measured: the job did not use CUDA";
-  return {"GPU", value, fmt::format("NVML over the {}; peak allocated: torch.cuda.max_memory_allocated", load.window)};
+  const bool found = std::all_of(load.gpus.begin(), load.gpus.end(), [](const GpuLoad& g) { return g.job_context_known; });
+  return {"GPU", value, fmt::format("NVML over the {}, {}; peak allocated: torch.cuda.max_memory_allocated", load.window,
+                                    found ? "the GPUs the job's processes ran on" : "every GPU: the job's processes were not among those NVML listed (another PID namespace, or no CUDA)")};
 }
 
 // The rows both renderings print, in order.

@@ -46,6 +46,7 @@ TEST(JobLoad, GpuTelemetryOfTheJobsGpusOverTheMeasuredSteps) {
   ASSERT_EQ(gpu["telemetry"].size(), 1u) << gpu.dump();
   EXPECT_EQ(gpu["telemetry"][0]["util_pct_median"], 80.0);
   EXPECT_EQ(gpu["telemetry"][0]["mem_used_bytes_max"], 22e9);
+  EXPECT_EQ(gpu["telemetry"][0]["job_processes_found"], true);
   EXPECT_EQ(gpu["peak_allocated"][0]["peak_allocated_bytes"], 18e9);
   bool util_metric = false;
   for (const auto& m : entry["metrics"])
@@ -58,6 +59,27 @@ TEST(JobLoad, GpuTelemetryOfTheJobsGpusOverTheMeasuredSteps) {
   const std::string summary = render_learn_summary(job, load, SummaryPaths{"python train.py", "r.json", "", ""});
   EXPECT_NE(summary.find("GPU 1: utilization 80% median, memory in use up to 20.5 GiB; peak allocated 16.8 GiB (largest rank)"), std::string::npos)
       << summary;
+}
+
+// NVML lists the host's PIDs; in a container the job's are not among them: every GPU is kept, and
+// said not to be known as the job's.
+TEST(JobLoad, WhenTheJobsProcessesAreNotAmongNvmlsEveryGpuIsKeptAndSaidSo) {
+  JobRun run;
+  for (double t : {0.5, 1.0}) {
+    ProcessSample s{t, 1.0, std::nullopt, std::nullopt, 3, {}};
+    s.gpus.push_back({0, 50.0, 10e9, false});  // fake GPU readings, as from a container
+    s.gpus.push_back({1, 60.0, 12e9, false});
+    run.samples.push_back(s);
+  }
+  EXPECT_TRUE(job_load(run).gpus.empty()) << "no rank used CUDA: the GPUs are other jobs'";
+  EXPECT_EQ(job_load(run).gpu_not_measured, "the job did not use CUDA (no compute context, no rank allocated GPU memory)");
+  run.records.ranks.push_back({{"gpu", {{"name", "fake device"}, {"peak_allocated_bytes", 1e9}}}});
+  const JobLoad load = job_load(run);
+  ASSERT_EQ(load.gpus.size(), 2u);
+  const json telemetry = learn_probe_entry(LearnedJob{}, run, LearnRunInfo{})["info"]["gpu"]["telemetry"];
+  EXPECT_EQ(telemetry[0]["job_processes_found"], false);
+  EXPECT_NE(render_learn_summary(LearnedJob{}, load, SummaryPaths{}).find("every GPU: the job's processes were not among those NVML listed"),
+            std::string::npos);
 }
 
 TEST(JobLoad, WithoutNvmlEveryGpuFigureSaysNotMeasuredAndWhy) {
