@@ -1,7 +1,9 @@
 // `nodeaudit learn [--steps N] [--warmup K] [--out-profile FILE.toml] [--out FILE.json] [--md FILE]
 // -- COMMAND [ARGS...]`: run the user's own training command unchanged, with learn's Python module
 // injected through PYTHONPATH (harness/learn), for K warm-up, N measured and one FLOP-counted
-// optimizer step; then write the learned profile (TOML), the result (JSON) and a summary.
+// optimizer step; then write the learned profile (TOML), the result (JSON) and a summary. With
+// --result (a result of this node) or --audit (this node's probes for the learned profile, run after
+// the job: cmd_learn_audit.cpp), the measured data wait is set beside the scorer's prediction.
 // Exit codes: 0 learned; 1 the job died, hung or took too few steps (what was measured is kept);
 // 2 bad input, a command that cannot start, or a job that fails before its first step; 130 Ctrl-C.
 #include <unistd.h>
@@ -122,6 +124,10 @@ ValidLearn validate(const LearnOptions& o) {
   v.profile_path = o.out_profile.empty() ? fs::path(v.out.path).replace_extension(".toml").string() : o.out_profile;
   if (o.out_profile.empty() && !v.vary) refuse_existing("--out-profile", v.profile_path);
   v.md_path = o.md;
+  if (o.audit && !o.result.empty())
+    throw UsageError("--audit --result " + o.result, "give one: --audit measures this node's figures itself, --result reads them from a result");
+  if (o.audit && !o.vary.empty()) throw UsageError("--audit", "not with --vary: audit the node once, with the learned profile of the value you keep");
+  if (!o.data_dir.empty() && !o.audit) throw UsageError("--data-dir " + o.data_dir, "only with --audit (the storage probes' directory)");
   if (!o.result.empty()) {
     v.node_result = node_result(o.result);
     v.gemm_tflops = gemm_rates(v.node_result);
@@ -202,11 +208,17 @@ std::pair<std::string, std::string> learn_outcome(const learn::JobRun& run, cons
 
 namespace {
 
-// The measured data-wait share beside the scorer's prediction from this node's result (--result).
+// The measured data-wait share beside the scorer's prediction from this node's figures: a result
+// (--result), or the probes --audit ran (`audited`, appended to the learn result).
 std::optional<learn::DataWaitCheck> data_wait_against_node(const LearnOptions& o, const ValidLearn& v, const learn::LearnedJob& job,
-                                                           const std::string& profile_path) {
-  if (o.result.empty() || profile_path.empty() || job.timing.measured_step_s.empty()) return std::nullopt;
-  return learn::check_data_wait(job, score::load_profile_file(profile_path), v.node_result, o.result);
+                                                           const std::string& profile_path, const nlohmann::json& doc,
+                                                           const nlohmann::json& audited, const std::string& out_path) {
+  if ((o.result.empty() && !o.audit) || profile_path.empty() || job.timing.measured_step_s.empty()) return std::nullopt;
+  const score::Profile profile = score::load_profile_file(profile_path);
+  if (!o.audit) return learn::check_data_wait(job, profile, v.node_result, o.result);
+  nlohmann::json node = doc;
+  node["probes"] = audited;
+  return learn::check_data_wait(job, profile, node, out_path + " (learn --audit)");
 }
 
 int execute(const LearnOptions& o) {
@@ -246,10 +258,13 @@ int execute(const LearnOptions& o) {
     paths.no_profile_reason = fmt::format("a profile needs all {} optimizer steps ({} warm-up, {} measured, {} counted for FLOPs) on every rank; the job took {}",
                                           job.steps_needed, v.warmup, v.steps, counted_steps, job.steps_done);
   }
-  paths.data_wait = data_wait_against_node(o, v, job, paths.profile_path);
+  nlohmann::json audited = nlohmann::json::array();
+  if (o.audit && job.complete) audited = audit_node_for_profile(v.profile_path, o.data_dir, install_interrupt_handler());
+  paths.data_wait = data_wait_against_node(o, v, job, paths.profile_path, doc, audited, out_path);
   learn::LearnRunInfo info{o.command, v.timeout_s, status, reason, paths.profile_path,
                            paths.data_wait ? learn::to_json(*paths.data_wait) : nlohmann::json()};
   doc["probes"] = nlohmann::json::array({learn::learn_probe_entry(job, run, info)});
+  for (const auto& entry : audited) doc["probes"].push_back(entry);
   doc["finished_at"] = utc_now_iso8601();
   write_file_atomic(out_path, doc.dump(1) + "\n", false);
   const learn::JobLoad load = learn::job_load(run);
@@ -272,6 +287,8 @@ void add_learn_command(CLI::App& root, Action& action) {
   cmd->add_option("--out-profile", o->out_profile, "Profile TOML to write (default: the result's name with .toml); never overwritten");
   cmd->add_option("--md", o->md, "Also write the summary as Markdown to this file");
   cmd->add_option("--result", o->result, "A result of this node (nodeaudit run): model_efficiency is measured against its gpu.gemm rate when the job runs on a GPU, and the measured data wait is shown beside the scorer's prediction from its storage and decode figures");
+  cmd->add_flag("--audit", o->audit, "After the job, run this node's probes its data wait rests on (GEMM, host-to-device, storage, CPU decode) into the result, and show the scorer's prediction beside the measured data wait");
+  cmd->add_option("--data-dir", o->data_dir, "With --audit: a directory on the storage under test, for the storage probe");
   cmd->add_option("--name", o->name, "The learned profile's name (default learned-<script name>)");
   cmd->add_option("--vary", o->vary, "Run once per value of one setting, interleaved: num_workers, pin_memory, prefetch_factor, persistent_workers, batch_size (every DataLoader's) or env:NAME; e.g. num_workers=2,4,8");
   cmd->add_option("--repeats", o->repeats, "With --vary: runs per value (1 to 20)")->capture_default_str();

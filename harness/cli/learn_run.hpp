@@ -2,6 +2,7 @@
 // checked form, and one run of the user's job with the module injected.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,6 +22,8 @@ struct LearnOptions {
   std::string out, out_profile, md, name;
   std::string vary, repeats = "2";
   std::string result;  // a nodeaudit result of this node holding gpu.gemm
+  bool audit = false;  // --audit: run this node's probes for the learned profile after the job
+  std::string data_dir;  // --data-dir, with --audit: a directory on the storage under test
   std::vector<std::string> command;
   std::vector<std::string> argv;
 };
@@ -47,6 +50,10 @@ struct OneRun {
 OneRun run_learn_once(const LearnOptions& o, const ValidLearn& v, const std::map<std::string, std::string>& extra_env);
 // Why a run is not complete (status, reason); status "ok" when it is.
 std::pair<std::string, std::string> learn_outcome(const learn::JobRun& run, const learn::LearnedJob& job, const ValidLearn& v);
+
+// `learn --audit`: this node's GEMM, host-to-device, storage (of the profile's access pattern) and
+// CPU decode probes for the learned profile, run by the run engine; their result entries.
+nlohmann::json audit_node_for_profile(const std::string& profile_path, const std::string& data_dir, const std::atomic<bool>& interrupt);
 
 int execute_learn_vary(const LearnOptions& o, const ValidLearn& v, const std::string& out_path, nlohmann::json doc);
 

@@ -100,6 +100,18 @@ TEST_F(LearnBadInput, AResultWithoutAnyFigureLearnReadsIsRefused) {
   expect_nothing_written();
 }
 
+TEST_F(LearnBadInput, AuditAndResultTogetherOrADataDirWithoutAudit) {
+  const std::string result = std::string(NODEAUDIT_FIXTURES) + "/results/cpu-only.json";
+  auto r = learn_raw({"--audit", "--result", result, "--", "python3", "train.py"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "nodeaudit: --audit --result " + result +
+                       ": give one: --audit measures this node's figures itself, --result reads them from a result\n");
+  r = learn_raw({"--data-dir", dir_, "--", "python3", "train.py"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "nodeaudit: --data-dir " + dir_ + ": only with --audit (the storage probes' directory)\n");
+  expect_nothing_written();
+}
+
 TEST_F(LearnBadInput, AJobDyingMidRunKeepsItsStepsAndWritesNoProfile) {
   TORCH_OR_SKIP();
   const std::string images = dir_ + "/images";

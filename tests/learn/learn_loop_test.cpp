@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 
+#include "../uring_gate.hpp"
 #include "learn_test_util.hpp"
 
 namespace nodeaudit::learn::test {
@@ -34,6 +36,22 @@ class LearnLoop : public LearnCli {
     return nlohmann::json::parse(r.out);
   }
 
+  // The scorer cannot predict the step without a GPU figure: its slowest loader stage per step (from
+  // `score --format json`), sized for the samples this job's ranks take per step (the scorer sizes
+  // it for one device's: no GPU, one), against the compute this job measured per step.
+  static double predicted_from_loader_time(const nlohmann::json& assessment, const nlohmann::json& info) {
+    EXPECT_TRUE(assessment["step"].contains("not_judged")) << "no GPU figure in the node result: " << assessment["step"].dump();
+    double loader_s = 0;
+    for (const auto& res : assessment["resources"])
+      if (res["resource"] == "storage" || res["resource"] == "cpu_decode" || res["resource"] == "host_to_device")
+        loader_s = std::max(loader_s, res.value("time_per_step_s", 0.0));
+    EXPECT_GT(loader_s, 0) << assessment["resources"].dump();
+    const double job_samples = info["samples_per_step_per_rank"].get<double>() * info["world_size"].get<double>();
+    loader_s *= job_samples / assessment["step"]["samples_per_node"].get<double>();
+    const double compute_s = info["step_time_s"].get<double>() * (1 - info["shares"]["data_wait"].get<double>());
+    return std::max(0.0, loader_s - compute_s) / std::max(loader_s, compute_s);
+  }
+
   proc::ProcessResult learn_cnn(const std::string& node_result, const std::vector<std::string>& job_flags = {}) {
     const std::string images = dir_ + "/images";
     if (!std::filesystem::exists(images)) {
@@ -58,18 +76,7 @@ TEST_F(LearnLoop, DataWaitBesideTheScorersLoaderTimeOnANodeWithoutAGpu) {
   EXPECT_EQ(check["scorer_step"], false);
   EXPECT_EQ(check["node_result"], node);
 
-  const nlohmann::json assessment = score_json(node);
-  ASSERT_TRUE(assessment["step"].contains("not_judged")) << "no GPU figure in the node result: " << assessment["step"].dump();
-  double loader_s = 0;
-  for (const auto& res : assessment["resources"])
-    if (res["resource"] == "storage" || res["resource"] == "cpu_decode" || res["resource"] == "host_to_device")
-      loader_s = std::max(loader_s, res.value("time_per_step_s", 0.0));
-  ASSERT_GT(loader_s, 0) << assessment["resources"].dump();
-  // The scorer sizes the step for one device's samples (no GPU: one); this job's ranks take as many.
-  const double job_samples = info["samples_per_step_per_rank"].get<double>() * info["world_size"].get<double>();
-  loader_s *= job_samples / assessment["step"]["samples_per_node"].get<double>();
-  const double compute_s = info["step_time_s"].get<double>() * (1 - info["shares"]["data_wait"].get<double>());
-  const double expected = std::max(0.0, loader_s - compute_s) / std::max(loader_s, compute_s);
+  const double expected = predicted_from_loader_time(score_json(node), info);
   EXPECT_NEAR(check["predicted_share"].get<double>(), expected, 1e-9) << check.dump();
 
   EXPECT_NE(r.out.find("data wait             measured "), std::string::npos) << r.out;
@@ -112,6 +119,39 @@ TEST_F(LearnLoop, DataWaitBesideTheScorersStepAndTheLearnedFilesInScoreAndRun) {
   ASSERT_TRUE(ran.exit_code == 0 || ran.exit_code == 1) << ran.err << ran.out;
   const nlohmann::json doc = nlohmann::json::parse(read_text(run_out));
   EXPECT_EQ(doc["assessment"]["profile_path"], std::filesystem::canonical(profile_path()).string()) << doc.dump().substr(0, 2000);
+}
+
+// --audit: the node's probes for the learned profile run after the job, into the learn result, and
+// the prediction is made from them. The GPT job reads random memmap slices and decodes nothing:
+// storage.dataset measured in --data-dir, host.decode left out by the profile, the GPU probes
+// skipped with their reason where there is no GPU.
+TEST_F(LearnLoop, AuditRunsTheNodesProbesForTheLearnedProfileIntoTheResult) {
+  TORCH_OR_SKIP();
+  if (const std::string refusal = nodeaudit::test::io_uring_refusal(); !refusal.empty() && !nodeaudit::test::io_uring_expected())
+    GTEST_SKIP() << refusal;
+  const std::string tokens = write_token_file(65536);
+  const std::string data = dir_ + "/data";
+  std::filesystem::create_directory(data);
+  const auto r = learn({"--warmup", "1", "--steps", "3", "--audit", "--data-dir", data}, {script("train_gpt.py"), tokens});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json doc = nlohmann::json::parse(read_text(result_path()));
+  std::map<std::string, nlohmann::json> probes;
+  for (const auto& p : doc["probes"]) probes[p["id"]] = p;
+  ASSERT_TRUE(probes.count("storage.dataset")) << doc["probes"].dump().substr(0, 2000);
+  EXPECT_EQ(probes["storage.dataset"]["status"], "ok") << probes["storage.dataset"].dump().substr(0, 2000);
+  EXPECT_EQ(probes["host.decode"]["status"], "skipped");
+  EXPECT_EQ(probes.count("gpu.gemm"), 1u);
+  EXPECT_EQ(probes.count("gpu.pcie"), 1u);
+  EXPECT_TRUE(std::filesystem::is_empty(data)) << "the storage probe's generated files are gone";
+
+  const nlohmann::json info = doc["probes"][0]["info"];
+  const nlohmann::json check = info["data_wait_check"];
+  EXPECT_EQ(check["node_result"], result_path() + " (learn --audit)");
+  if (probes["gpu.gemm"]["status"] != "ok") {
+    EXPECT_NEAR(check["predicted_share"].get<double>(), predicted_from_loader_time(score_json(result_path()), info), 1e-9) << check.dump();
+  } else {
+    EXPECT_DOUBLE_EQ(check["predicted_share"].get<double>(), score_json(result_path())["step"]["data_wait_share"].get<double>());
+  }
 }
 
 }  // namespace
