@@ -128,6 +128,9 @@ ValidLearn validate(const LearnOptions& o) {
     throw UsageError("--audit --result " + o.result, "give one: --audit measures this node's figures itself, --result reads them from a result");
   if (o.audit && !o.vary.empty()) throw UsageError("--audit", "not with --vary: audit the node once, with the learned profile of the value you keep");
   if (!o.data_dir.empty() && !o.audit) throw UsageError("--data-dir " + o.data_dir, "only with --audit (the storage probes' directory)");
+  std::error_code ec;
+  if (!o.data_dir.empty() && !fs::is_directory(o.data_dir, ec))  // checked before the job runs, not after
+    throw UsageError("--data-dir " + o.data_dir, "is not an existing directory");
   if (!o.result.empty()) {
     v.node_result = node_result(o.result);
     v.gemm_tflops = gemm_rates(v.node_result);

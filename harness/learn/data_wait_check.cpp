@@ -75,7 +75,7 @@ DataWaitCheck check_data_wait(const LearnedJob& job, const score::Profile& profi
   check.predicted_share = node.step.data_wait_share;
   check.scorer_step = true;
   check.basis = node.step.loader_resource.empty()
-                    ? "scorer, from this node's figures: no loader stage slower than zero"
+                    ? fmt::format("scorer, from this node's figures: no loader stage needed or measured, GPU busy {}", ms(node.step.gpu_busy_s))
                     : fmt::format("scorer, from this node's figures: {} {} per step against GPU busy {} and exposed communication {}",
                                   node.step.loader_resource, ms(node.step.loader_s), ms(node.step.gpu_busy_s), ms(node.step.exposed_comm_s));
   if (!node.step.unmeasured.empty()) check.basis += fmt::format("; assumed to keep up: {}", fmt::join(node.step.unmeasured, "; "));

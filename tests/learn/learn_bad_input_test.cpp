@@ -109,6 +109,9 @@ TEST_F(LearnBadInput, AuditAndResultTogetherOrADataDirWithoutAudit) {
   r = learn_raw({"--data-dir", dir_, "--", "python3", "train.py"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "nodeaudit: --data-dir " + dir_ + ": only with --audit (the storage probes' directory)\n");
+  r = learn_raw({"--audit", "--data-dir", dir_ + "/missing", "--", "python3", "train.py"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "nodeaudit: --data-dir " + dir_ + "/missing: is not an existing directory\n");
   expect_nothing_written();
 }
 
