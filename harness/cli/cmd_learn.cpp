@@ -1,7 +1,9 @@
 // `nodeaudit learn [--steps N] [--warmup K] [--out-profile FILE.toml] [--out FILE.json] [--md FILE]
 // -- COMMAND [ARGS...]`: run the user's own training command unchanged, with learn's Python module
 // injected through PYTHONPATH (harness/learn), for K warm-up, N measured and one FLOP-counted
-// optimizer step; then write the learned profile (TOML), the result (JSON) and a summary.
+// optimizer step; then write the learned profile (TOML), the result (JSON) and a summary. With
+// --result (a result of this node) or --audit (this node's probes for the learned profile, run after
+// the job: cmd_learn_audit.cpp), the measured data wait is set beside the scorer's prediction.
 // Exit codes: 0 learned; 1 the job died, hung or took too few steps (what was measured is kept);
 // 2 bad input, a command that cannot start, or a job that fails before its first step; 130 Ctrl-C.
 #include <unistd.h>
@@ -15,6 +17,7 @@
 
 #include "../env.hpp"
 #include "../errors.hpp"
+#include "../learn/data_wait_check.hpp"
 #include "../learn/job_runner.hpp"
 #include "../learn/learn_document.hpp"
 #include "../learn/learn_module.hpp"
@@ -70,8 +73,7 @@ std::string script_stem(const std::vector<std::string>& command) {
 }
 
 // gpu.gemm tflops per dtype in a result: the slowest GPU's median (the step waits for it).
-std::map<std::string, double> gemm_rates(const std::string& path) {
-  const nlohmann::json doc = load_result_file(path);
+std::map<std::string, double> gemm_rates(const nlohmann::json& doc) {
   std::map<std::string, double> rates;
   for (const auto& probe : doc["probes"]) {
     if (probe.value("id", "") != "gpu.gemm" || probe.value("status", "") != "ok") continue;
@@ -82,8 +84,19 @@ std::map<std::string, double> gemm_rates(const std::string& path) {
       if (!rates.count(dtype) || median < rates[dtype]) rates[dtype] = median;
     }
   }
-  if (rates.empty()) throw UsageError("--result " + path, "holds no gpu.gemm tflops figure; run `nodeaudit probe gpu.gemm --out FILE` on this node first");
   return rates;
+}
+
+// A result of this node for --result: its GEMM rate (model_efficiency) and its storage, decode and
+// host-to-device figures (the scorer's predicted data wait); it must hold at least one of them.
+nlohmann::json node_result(const std::string& path) {
+  nlohmann::json doc = load_result_file(path);
+  for (const auto& probe : doc["probes"]) {
+    const std::string id = probe.value("id", "");
+    const bool used = id == "gpu.gemm" || id == "gpu.pcie" || id.rfind("storage.", 0) == 0 || id == "host.decode" || id == "host.dataloader";
+    if (used && probe.value("status", "") == "ok") return doc;
+  }
+  throw UsageError("--result " + path, "holds no measured gpu.gemm, storage, host.decode, host.dataloader or gpu.pcie figure; run `nodeaudit run --out FILE` on this node first");
 }
 
 ValidLearn validate(const LearnOptions& o) {
@@ -110,7 +123,17 @@ ValidLearn validate(const LearnOptions& o) {
   v.profile_path = o.out_profile.empty() ? fs::path(v.out.path).replace_extension(".toml").string() : o.out_profile;
   if (o.out_profile.empty()) refuse_existing("--out-profile", v.profile_path);
   v.md_path = o.md;
-  if (!o.result.empty()) v.gemm_tflops = gemm_rates(o.result);
+  if (o.audit && !o.result.empty())
+    throw UsageError("--audit --result " + o.result, "give one: --audit measures this node's figures itself, --result reads them from a result");
+  if (o.audit && !o.vary.empty()) throw UsageError("--audit", "not with --vary: audit the node once, with the learned profile of the value you keep");
+  if (!o.data_dir.empty() && !o.audit) throw UsageError("--data-dir " + o.data_dir, "only with --audit (the storage probes' directory)");
+  std::error_code ec;
+  if (!o.data_dir.empty() && !fs::is_directory(o.data_dir, ec))  // checked before the job runs, not after
+    throw UsageError("--data-dir " + o.data_dir, "is not an existing directory");
+  if (!o.result.empty()) {
+    v.node_result = node_result(o.result);
+    v.gemm_tflops = gemm_rates(v.node_result);
+  }
   v.command_text = shell_words(o.command);
   v.name = o.name.empty() ? "learned-" + script_stem(o.command) : o.name;
   return v;
@@ -187,6 +210,19 @@ std::pair<std::string, std::string> learn_outcome(const learn::JobRun& run, cons
 
 namespace {
 
+// The measured data-wait share beside the scorer's prediction from this node's figures: a result
+// (--result), or the probes --audit ran (`audited`, appended to the learn result).
+std::optional<learn::DataWaitCheck> data_wait_against_node(const LearnOptions& o, const ValidLearn& v, const learn::LearnedJob& job,
+                                                           const std::string& profile_path, const nlohmann::json& doc,
+                                                           const nlohmann::json& audited, const std::string& out_path) {
+  if ((o.result.empty() && !o.audit) || profile_path.empty() || job.timing.measured_step_s.empty()) return std::nullopt;
+  const score::Profile profile = score::load_profile_file(profile_path);
+  if (!o.audit) return learn::check_data_wait(job, profile, v.node_result, o.result);
+  nlohmann::json node = doc;
+  node["probes"] = audited;
+  return learn::check_data_wait(job, profile, node, out_path + " (learn --audit)");
+}
+
 int execute(const LearnOptions& o) {
   const ValidLearn v = validate(o);
   Nvml nvml;
@@ -226,8 +262,13 @@ int execute(const LearnOptions& o) {
     paths.no_profile_reason = fmt::format("a profile needs all {} optimizer steps ({} warm-up, {} measured, {} counted for FLOPs) on every rank; the job took {}",
                                           job.steps_needed, v.warmup, v.steps, counted_steps, job.steps_done);
   }
-  learn::LearnRunInfo info{o.command, v.timeout_s, status, reason, paths.profile_path};
+  nlohmann::json audited = nlohmann::json::array();
+  if (o.audit && job.complete) audited = audit_node_for_profile(v.profile_path, o.data_dir, install_interrupt_handler());
+  paths.data_wait = data_wait_against_node(o, v, job, paths.profile_path, doc, audited, out_path);
+  learn::LearnRunInfo info{o.command, v.timeout_s, status, reason, paths.profile_path,
+                           paths.data_wait ? learn::to_json(*paths.data_wait) : nlohmann::json()};
   doc["probes"] = nlohmann::json::array({learn::learn_probe_entry(job, run, info)});
+  for (const auto& entry : audited) doc["probes"].push_back(entry);
   doc["finished_at"] = utc_now_iso8601();
   write_file_atomic(out_path, doc.dump(1) + "\n", false);
   const learn::JobLoad load = learn::job_load(run);
@@ -249,7 +290,9 @@ void add_learn_command(CLI::App& root, Action& action) {
   cmd->add_option("--out", o->out, "Result file or directory (default results/)");
   cmd->add_option("--out-profile", o->out_profile, "Profile TOML to write (default: the result's name with .toml); never overwritten");
   cmd->add_option("--md", o->md, "Also write the summary as Markdown to this file");
-  cmd->add_option("--result", o->result, "A result of this node with gpu.gemm: model_efficiency is measured against its GEMM rate when the job runs on a GPU");
+  cmd->add_option("--result", o->result, "A result of this node (nodeaudit run): model_efficiency is measured against its gpu.gemm rate when the job runs on a GPU, and the measured data wait is shown beside the scorer's prediction from its storage and decode figures");
+  cmd->add_flag("--audit", o->audit, "After the job, run this node's probes its data wait rests on (GEMM, host-to-device, storage, CPU decode) into the result, and show the scorer's prediction beside the measured data wait");
+  cmd->add_option("--data-dir", o->data_dir, "With --audit: a directory on the storage under test, for the storage probe");
   cmd->add_option("--name", o->name, "The learned profile's name (default learned-<script name>)");
   cmd->add_option("--vary", o->vary, "Run once per value of one setting, interleaved: num_workers, pin_memory, prefetch_factor, persistent_workers, batch_size (every DataLoader's) or env:NAME; e.g. num_workers=2,4,8");
   cmd->add_option("--repeats", o->repeats, "With --vary: runs per value (1 to 20)")->capture_default_str();

@@ -2,6 +2,7 @@
 // checked form, and one run of the user's job with the module injected.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <optional>
 #include <string>
@@ -23,6 +24,8 @@ struct LearnOptions {
   std::string html, price_per_hour, target_gpus;  // with --vary
   std::string data_dir_copy;
   std::string result;  // a nodeaudit result of this node holding gpu.gemm
+  bool audit = false;  // --audit: run this node's probes for the learned profile after the job
+  std::string data_dir;  // --data-dir, with --audit: a directory on the storage under test
   std::vector<std::string> command;
   std::vector<std::string> argv;
 };
@@ -34,6 +37,7 @@ struct ValidLearn {
   OutPath out;
   std::string profile_path, md_path, name, command_text;
   std::optional<learn::VarySetting> vary;
+  nlohmann::json node_result;                  // --result's document (null without it)
   std::map<std::string, double> gemm_tflops;  // from --result
   int repeats = 2;
   std::string html_path;
@@ -90,6 +94,11 @@ std::string optimize_or_upgrade_line(const OneRun& one, const ValidLearn& v, con
 
 // --html, --price-per-hour and --target-gpus: checked here, accepted only with --vary (--target-gpus with plain learn too).
 void validate_vary_options(const LearnOptions& o, ValidLearn& v);
+
+// `learn --audit`: this node's GEMM, host-to-device, storage (of the profile's access pattern) and
+// CPU decode probes for the learned profile, run by the run engine; their result entries.
+nlohmann::json audit_node_for_profile(const std::string& profile_path, const std::string& data_dir, const std::atomic<bool>& interrupt);
+
 int execute_learn_vary(const LearnOptions& o, const ValidLearn& v, const std::string& out_path, nlohmann::json doc);
 
 }  // namespace nodeaudit::cli

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "job_output.hpp"
+#include "nvml.hpp"
 #include "watch/process_stats.hpp"
 
 extern char** environ;
@@ -86,14 +87,31 @@ void end_group(pid_t pid, bool reaped, int& wait_status) {
   if (!reaped) waitpid(pid, &wait_status, 0);
 }
 
+// Every GPU's utilization and memory in use, and whether the job's processes run on it.
+std::vector<GpuSample> read_gpus(const Nvml& nvml, const std::map<int, watch::ProcessCounters>& tree) {
+  std::vector<GpuSample> out;
+  if (!nvml.available()) return out;
+  for (int i = 0; i < nvml.device_count(); ++i) {
+    const NvmlReading r = nvml.read(i);
+    GpuSample g{i, r.util_pct, r.mem_used_bytes, std::nullopt};
+    if (const auto procs = nvml.compute_processes(i)) {
+      g.job_context = false;
+      for (const auto& p : *procs)
+        if (tree.count(static_cast<int>(p.pid))) g.job_context = true;
+    }
+    out.push_back(g);
+  }
+  return out;
+}
+
 class Sampler {
  public:
-  explicit Sampler(pid_t pid) : pid_(pid), ticks_per_s_(static_cast<double>(sysconf(_SC_CLK_TCK))) {}
+  Sampler(pid_t pid, const Nvml& nvml) : pid_(pid), ticks_per_s_(static_cast<double>(sysconf(_SC_CLK_TCK))), nvml_(nvml) {}
   void sample(double t_s, std::vector<ProcessSample>& out) {
     auto tree = watch::read_process_tree(pid_);
     if (!tree.empty() && primed_) {
       const auto rates = watch::process_rates(previous_, tree, t_s - previous_t_s_, ticks_per_s_);
-      out.push_back({t_s, rates.cpu_pct / 100.0, rates.read_bytes_per_s, rates.write_bytes_per_s, rates.processes});
+      out.push_back({t_s, rates.cpu_pct / 100.0, rates.read_bytes_per_s, rates.write_bytes_per_s, rates.processes, read_gpus(nvml_, tree)});
     }
     if (!tree.empty()) previous_ = std::move(tree), previous_t_s_ = t_s, primed_ = true;
   }
@@ -104,6 +122,7 @@ class Sampler {
   bool primed_ = false;
   double previous_t_s_ = 0;
   std::map<int, watch::ProcessCounters> previous_;
+  const Nvml& nvml_;
 };
 
 }  // namespace
@@ -127,7 +146,10 @@ JobRun run_job(const JobSpec& spec, const std::function<bool()>& should_stop) {
   const Spawned job = spawn_job(spec, run.start_error);
   if (job.pid < 0) return run;
   OutputPump output(job.out, job.err);
-  Sampler sampler(job.pid);
+  const Nvml nvml;
+  if (!nvml.available()) run.gpu_not_measured = "no GPU: " + nvml.why_unavailable();
+  else if (nvml.device_count() == 0) run.gpu_not_measured = "no GPU: NVML sees no device";
+  Sampler sampler(job.pid, nvml);
   const auto start = Clock::now();
   double next_sample_s = 0, next_records_s = 0;
   std::optional<double> all_done_s;

@@ -1,6 +1,7 @@
 // Runs the user's training command as it is, in a process group of its own, with learn's module
 // first on PYTHONPATH, its output passed through, and the CPU and storage reads of its process tree
-// sampled (the watch sampler's process reader) until the job ends. Ends within a stated bound:
+// sampled (the watch sampler's process reader), with each GPU's utilization and memory in use
+// (NVML, loaded at run time as `watch` does) until the job ends. Ends within a stated bound:
 // - the ranks end themselves after their last step (the module raises SystemExit); whatever is
 //   still running `grace_s` after every rank wrote its last record is killed (SIGTERM to the group,
 //   SIGKILL 3 s later);
@@ -30,11 +31,20 @@ struct JobSpec {
   double grace_s = 10;
 };
 
+// One GPU's NVML reading at a sample. `job_context`: the job's processes hold a compute context on
+// it (nvmlDeviceGetComputeRunningProcesses); unset when the driver does not list processes.
+struct GpuSample {
+  int index = 0;
+  std::optional<double> util_pct, mem_used_bytes;
+  std::optional<bool> job_context;
+};
+
 struct ProcessSample {
   double t_s = 0;  // since the start of the job
   double cpu_cores = 0;
   std::optional<double> read_bytes_per_s, write_bytes_per_s;
   std::size_t processes = 0;
+  std::vector<GpuSample> gpus;  // every GPU NVML sees; empty without NVML
 };
 
 struct JobRun {
@@ -45,6 +55,7 @@ struct JobRun {
   double wall_s = 0;
   std::vector<std::string> last_lines;
   std::vector<ProcessSample> samples;
+  std::string gpu_not_measured;  // why there is no GPU telemetry ("no GPU: ..."); empty when sampled
   // nodeaudit's clock (t_s) when every rank had passed the warm-up and the measured steps.
   std::optional<double> measured_from_s, measured_to_s;
   JobRecords records;

@@ -1,8 +1,12 @@
 #include "learn_document.hpp"
 
+#include <algorithm>
+#include <map>
+
 #include <fmt/format.h>
 
 #include "result.hpp"
+#include "stats.hpp"
 
 namespace nodeaudit::learn {
 
@@ -72,7 +76,36 @@ std::vector<Metric> step_metrics(const LearnedJob& job, const JobLoad& load) {
   std::vector<double> read_gbps;
   for (double r : load.read_bytes_per_s) read_gbps.push_back(r / 1e9);
   if (!read_gbps.empty()) metrics.push_back({"process_read_bandwidth", unit::gbps, Better::higher, {{"window", load.window}}, read_gbps});
+  for (const auto& g : load.gpus) {
+    const Labels labels{{"gpu", std::to_string(g.index)}, {"window", load.window}};
+    if (!g.util_pct.empty()) metrics.push_back({"gpu_utilization", unit::percent, Better::higher, labels, g.util_pct});
+    if (!g.mem_used_bytes.empty()) metrics.push_back({"gpu_memory_used", unit::bytes, Better::lower, labels, g.mem_used_bytes});
+  }
   return metrics;
+}
+
+// Peak allocated memory per rank (torch.cuda.max_memory_allocated, in the module) and what NVML
+// sampled; each said not measured, with why, when it was not.
+json gpu_json(const JobRun& run, const JobLoad& load) {
+  json peaks = json::array();
+  for (const auto& rank : run.records.ranks)
+    if (rank.contains("gpu") && rank["gpu"].is_object()) peaks.push_back(rank["gpu"]);
+  json out;
+  if (!peaks.empty()) out["peak_allocated"] = peaks;
+  else out["peak_allocated_not_measured"] = load.gpu_not_measured.rfind("no GPU", 0) == 0 ? "not measured: " + load.gpu_not_measured
+                                                                                           : std::string("not measured: the job did not use CUDA");
+  if (!load.gpus.empty()) {
+    json telemetry = json::array();
+    for (const auto& g : load.gpus)
+      telemetry.push_back({{"gpu", g.index}, {"job_processes_found", g.job_context_known}, {"samples", g.util_pct.size()},
+                           {"util_pct_median", g.util_pct.empty() ? json(nullptr) : json(median_or_nan(g.util_pct))},
+                           {"mem_used_bytes_max", g.mem_used_bytes.empty() ? json(nullptr) : json(*std::max_element(g.mem_used_bytes.begin(), g.mem_used_bytes.end()))}});
+    out["telemetry"] = telemetry;
+    out["telemetry_window"] = load.window;
+  } else {
+    out["telemetry_not_measured"] = "not measured: " + load.gpu_not_measured;
+  }
+  return out;
 }
 
 Status status_from(const std::string& text) {
@@ -84,15 +117,44 @@ Status status_from(const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+// The GPUs the job's processes hold a context on; every GPU when none is found among the processes
+// NVML lists (it lists the host's PIDs, which a container does not see) or the driver lists none.
+void add_gpu_readings(const ProcessSample& s, std::map<int, GpuLoad>& gpus) {
+  const bool job_found = std::any_of(s.gpus.begin(), s.gpus.end(), [](const GpuSample& g) { return g.job_context.value_or(false); });
+  for (const auto& g : s.gpus) {
+    if (job_found && !g.job_context.value_or(false)) continue;  // another job's GPU
+    GpuLoad& load = gpus[g.index];
+    load.index = g.index;
+    load.job_context_known = job_found;
+    if (g.util_pct) load.util_pct.push_back(*g.util_pct);
+    if (g.mem_used_bytes) load.mem_used_bytes.push_back(*g.mem_used_bytes);
+  }
+}
+
+}  // namespace
+
 JobLoad job_load(const JobRun& run) {
   JobLoad load;
+  std::map<int, GpuLoad> gpus;
   const bool window = run.measured_from_s && run.measured_to_s && *run.measured_to_s > *run.measured_from_s;
   load.window = window ? "measured steps" : "whole job";
   for (const auto& s : run.samples) {
     if (window && (s.t_s < *run.measured_from_s || s.t_s > *run.measured_to_s + 0.5)) continue;
     load.cpu_cores.push_back(s.cpu_cores);
     if (s.read_bytes_per_s) load.read_bytes_per_s.push_back(*s.read_bytes_per_s);
+    add_gpu_readings(s, gpus);
   }
+  for (auto& [index, g] : gpus) load.gpus.push_back(std::move(g));
+  load.gpu_not_measured = run.gpu_not_measured;
+  for (const auto& rank : run.records.ranks)
+    if (rank.contains("gpu") && rank["gpu"].is_object()) load.peak_allocated_bytes.push_back(rank["gpu"].value("peak_allocated_bytes", 0.0));
+
+  // No GPU known to be the job's and no rank that used CUDA: the readings are other jobs' GPUs.
+  const bool none_found = std::none_of(load.gpus.begin(), load.gpus.end(), [](const GpuLoad& g) { return g.job_context_known; });
+  if (none_found && load.peak_allocated_bytes.empty()) load.gpus.clear();
+  if (load.gpu_not_measured.empty() && load.gpus.empty()) load.gpu_not_measured = "the job did not use CUDA (no compute context, no rank allocated GPU memory)";
   return load;
 }
 
@@ -126,7 +188,8 @@ json learn_probe_entry(const LearnedJob& job, const JobRun& run, const LearnRunI
       {"notes", job.notes},
       {"problems", run.records.problems},
       {"profile", info.profile_path.empty() ? json(nullptr) : json(info.profile_path)}};
-  if (!run.records.ranks.empty() && run.records.ranks.front()["gpu"].is_object()) details["gpu"] = run.records.ranks.front()["gpu"];
+  details["gpu"] = gpu_json(run, load);
+  if (!info.data_wait_check.is_null()) details["data_wait_check"] = info.data_wait_check;
   if (info.status != "ok") details["last_lines"] = run.last_lines;
   std::vector<Finding> findings;
   for (const auto& note : job.notes) findings.push_back({Severity::info, "learn.not_learned", note});

@@ -22,15 +22,26 @@ struct LearnRunInfo {
   std::string status = "ok";  // ok, failed, timeout, interrupted
   std::string reason;
   std::string profile_path;   // empty when none was written
+  nlohmann::json data_wait_check;  // measured beside predicted (`--result`); null when not checked
 };
 
 nlohmann::json learn_probe_entry(const LearnedJob& job, const JobRun& run, const LearnRunInfo& info);
 
 // CPU (cores busy) and storage reads of the job's processes between the first and last measured step
 // (the whole job when the measured steps were not reached).
+struct GpuLoad {
+  int index = 0;
+  bool job_context_known = false;  // the job's processes were found on this GPU (else: every GPU kept)
+  std::vector<double> util_pct, mem_used_bytes;
+};
 struct JobLoad {
   std::vector<double> cpu_cores, read_bytes_per_s;
   std::string window;  // "measured steps" or "whole job"
+  // NVML over the same window: the GPUs the job's processes ran on (every GPU when they were not
+  // found among the processes NVML lists). gpu_not_measured says why there are none.
+  std::vector<GpuLoad> gpus;
+  std::string gpu_not_measured;
+  std::vector<double> peak_allocated_bytes;  // per rank that used CUDA: torch.cuda.max_memory_allocated
 };
 JobLoad job_load(const JobRun& run);
 

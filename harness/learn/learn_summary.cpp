@@ -27,8 +27,28 @@ struct Line {
   std::string label, value, how;
 };
 
+// NVML's utilization and memory in use over the window, and the ranks' peak allocated memory; or
+// why they were not measured.
+Line gpu_row(const JobLoad& load) {
+  if (load.gpus.empty()) return {"GPU", "not measured: " + load.gpu_not_measured, ""};
+  std::string value;
+  for (const auto& g : load.gpus) {
+    const double mem = g.mem_used_bytes.empty() ? NAN : *std::max_element(g.mem_used_bytes.begin(), g.mem_used_bytes.end());
+    value += fmt::format("{}GPU {}: utilization {} median, memory in use up to {}", value.empty() ? "" : "; ", g.index,
+                         g.util_pct.empty() ? std::string("unknown") : fmt::format("{:.0f}%", median_or_nan(g.util_pct)),
+                         std::isnan(mem) ? std::string("unknown") : format_bytes(mem));
+  }
+  if (!load.peak_allocated_bytes.empty())
+    value += fmt::format("; peak allocated {} (largest rank)", format_bytes(*std::max_element(load.peak_allocated_bytes.begin(), load.peak_allocated_bytes.end())));
+  else
+    value += "; peak allocated not measured: the job did not use CUDA";
+  const bool found = std::all_of(load.gpus.begin(), load.gpus.end(), [](const GpuLoad& g) { return g.job_context_known; });
+  return {"GPU", value, fmt::format("NVML over the {}, {}; peak allocated: torch.cuda.max_memory_allocated", load.window,
+                                    found ? "the GPUs the job's processes ran on" : "every GPU: the job's processes were not among those NVML listed (another PID namespace, or no CUDA)")};
+}
+
 // The rows both renderings print, in order.
-std::vector<Line> rows(const LearnedJob& job, const JobLoad& load) {
+std::vector<Line> rows(const LearnedJob& job, const JobLoad& load, const std::optional<DataWaitCheck>& data_wait) {
   const LearnedTiming& t = job.timing;
   const LearnedProfileFields& f = job.fields;
   std::vector<Line> out;
@@ -40,10 +60,13 @@ std::vector<Line> rows(const LearnedJob& job, const JobLoad& load) {
                                                        100 * t.shares.data_wait, 100 * t.shares.backward, 100 * t.shares.optimizer,
                                                        100 * t.shares.checkpoint, 100 * t.shares.other),
                    job.ddp ? "DDP's all-reduce overlaps backward and is counted in it" : ""});
+    if (data_wait)
+      out.push_back({"data wait", data_wait_line(*data_wait), fmt::format("{}; node figures from {}", data_wait->basis, data_wait->source)});
   }
   if (!load.cpu_cores.empty())
     out.push_back({"job's processes", fmt::format("{:.2f} cores busy, storage reads {}/s (median over the {})", median_or_nan(load.cpu_cores),
                                                   load.read_bytes_per_s.empty() ? std::string("unknown") : si(median_or_nan(load.read_bytes_per_s), "B"), load.window), ""});
+  out.push_back(gpu_row(load));
   if (job.steps_done == 0) return out;
   out.push_back({"parameters", fmt::format("{:.0f} ({:.0f} trainable), {}, {} ({:.3g} bytes per trainable parameter)", f.parameters.value,
                                            f.trainable_parameters.value, f.dtype.value, f.optimizer.value, f.bytes_per_parameter.value), f.bytes_per_parameter.how});
@@ -65,7 +88,7 @@ std::vector<std::string> next_commands(const SummaryPaths& p) {
   if (p.profile_path.empty()) return {};
   return {fmt::format("nodeaudit run --profile {}", p.profile_path),
           fmt::format("nodeaudit run --profile {} --target-gpus h100x8", p.profile_path),
-          fmt::format("nodeaudit score RESULT.json --profile {} --target-gpus h100x8", p.profile_path)};
+          fmt::format("nodeaudit score {} --profile {} --target-gpus h100x8", p.result_path, p.profile_path)};
 }
 
 }  // namespace
@@ -73,7 +96,7 @@ std::vector<std::string> next_commands(const SummaryPaths& p) {
 std::string render_learn_summary(const LearnedJob& job, const JobLoad& load, const SummaryPaths& paths) {
   std::string out = fmt::format("\nlearned from `{}`: {} of {} optimizer steps on {} rank(s) ({} warm-up, {} measured, {} counted for FLOPs)\n",
                                 paths.command_text, job.steps_done, job.steps_needed, job.world_size, job.warmup, job.measured, job.counted);
-  for (const auto& r : rows(job, load)) {
+  for (const auto& r : rows(job, load, paths.data_wait)) {
     out += fmt::format("  {:<21} {}\n", r.label, r.value);
     if (!r.how.empty()) out += fmt::format("  {:<21} ({})\n", "", r.how);
   }
@@ -83,7 +106,7 @@ std::string render_learn_summary(const LearnedJob& job, const JobLoad& load, con
   out += "result written to " + paths.result_path + "\n";
   const auto next = next_commands(paths);
   if (!next.empty()) {
-    out += "next: judge this node for the job, or the host for 8 H100s, with the learned profile:\n";
+    out += "next: judge this node for the job, or this host with 8 H100s, with the learned profile:\n";
     for (const auto& c : next) out += "  " + c + "\n";
   }
   return out;
@@ -93,7 +116,7 @@ std::string render_learn_markdown(const LearnedJob& job, const JobLoad& load, co
   std::string out = fmt::format("# Learned profile of `{}`\n\n{} of {} optimizer steps on {} rank(s): {} warm-up, {} measured, {} counted for FLOPs.\n\n",
                                 paths.command_text, job.steps_done, job.steps_needed, job.world_size, job.warmup, job.measured, job.counted);
   out += "| figure | value | how it was obtained |\n|---|---|---|\n";
-  for (const auto& r : rows(job, load)) out += fmt::format("| {} | {} | {} |\n", r.label, r.value, r.how);
+  for (const auto& r : rows(job, load, paths.data_wait)) out += fmt::format("| {} | {} | {} |\n", r.label, r.value, r.how);
   if (!job.notes.empty()) {
     out += "\n## Not learned\n\n";
     for (const auto& note : job.notes) out += "- " + note + "\n";

@@ -3,8 +3,10 @@
 // the next commands to run with the learned profile.
 #pragma once
 
+#include <optional>
 #include <string>
 
+#include "data_wait_check.hpp"
 #include "learn_document.hpp"
 #include "learned_job.hpp"
 
@@ -15,6 +17,7 @@ struct SummaryPaths {
   std::string result_path;
   std::string profile_path;  // empty when no profile was written
   std::string no_profile_reason;
+  std::optional<DataWaitCheck> data_wait;  // with a result of this node (`--result`): measured beside predicted
 };
 
 std::string render_learn_summary(const LearnedJob& job, const JobLoad& load, const SummaryPaths& paths);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "learn_test_util.hpp"
 
@@ -81,11 +82,36 @@ TEST_F(LearnBadInput, AnExistingProfileIsNeverOverwritten) {
   EXPECT_FALSE(fs::exists(result_path()));
 }
 
-TEST_F(LearnBadInput, AResultWithoutAGemmFigureIsRefused) {
-  const std::string result = std::string(NODEAUDIT_FIXTURES) + "/compare/rounds-baseline.json";
+// A result with none of the figures learn reads from it (a GEMM rate, storage, decode, host-to-device):
+// a result of this node with host.memory-bandwidth only, cut from a recorded one.
+TEST_F(LearnBadInput, AResultWithoutAnyFigureLearnReadsIsRefused) {
+  nlohmann::json doc = nlohmann::json::parse(read_text(std::string(NODEAUDIT_FIXTURES) + "/compare/rounds-baseline.json"));
+  nlohmann::json kept = nlohmann::json::array();
+  for (const auto& probe : doc["probes"])
+    if (probe["id"] == "host.memory-bandwidth") kept.push_back(probe);
+  ASSERT_EQ(kept.size(), 1u);
+  doc["probes"] = kept;
+  const std::string result = dir_ + "/memory-only.json";
+  std::ofstream(result) << doc.dump();
   const auto r = learn_raw({"--result", result, "--", "python3", "train.py"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "nodeaudit: --result " + result + ": holds no gpu.gemm tflops figure; run `nodeaudit probe gpu.gemm --out FILE` on this node first\n");
+  EXPECT_EQ(r.err, "nodeaudit: --result " + result +
+                       ": holds no measured gpu.gemm, storage, host.decode, host.dataloader or gpu.pcie figure; run `nodeaudit run --out FILE` on this node first\n");
+  expect_nothing_written();
+}
+
+TEST_F(LearnBadInput, AuditAndResultTogetherOrADataDirWithoutAudit) {
+  const std::string result = std::string(NODEAUDIT_FIXTURES) + "/results/cpu-only.json";
+  auto r = learn_raw({"--audit", "--result", result, "--", "python3", "train.py"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "nodeaudit: --audit --result " + result +
+                       ": give one: --audit measures this node's figures itself, --result reads them from a result\n");
+  r = learn_raw({"--data-dir", dir_, "--", "python3", "train.py"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "nodeaudit: --data-dir " + dir_ + ": only with --audit (the storage probes' directory)\n");
+  r = learn_raw({"--audit", "--data-dir", dir_ + "/missing", "--", "python3", "train.py"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "nodeaudit: --data-dir " + dir_ + "/missing: is not an existing directory\n");
   expect_nothing_written();
 }
 

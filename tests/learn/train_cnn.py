@@ -33,6 +33,7 @@ def main():
     parser.add_argument("--hang-at-step", type=int, default=0)
     parser.add_argument("--save-every", type=int, default=0)
     parser.add_argument("--prefetch", type=int, default=None)
+    parser.add_argument("--amp", action="store_true", help="forward under torch.autocast on the CPU in bfloat16")
     parser.add_argument("--item-sleep-ms", type=float, default=0, help="a slow loader: this long per sample (I/O latency)")
     args = parser.parse_args()
     torch.manual_seed(0)
@@ -49,7 +50,8 @@ def main():
     step = 0
     for epoch in range(args.epochs):
         for images, labels in loader:
-            loss = nn.functional.cross_entropy(model(images), labels)
+            with torch.autocast(device_type="cpu", dtype=torch.bfloat16, enabled=args.amp):
+                loss = nn.functional.cross_entropy(model(images), labels)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()

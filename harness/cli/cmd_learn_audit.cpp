@@ -1,0 +1,51 @@
+// `learn --audit`: once the job is learned, this node's probes that the scorer's step for the learned
+// profile rests on, run by the run engine exactly as `run --profile` runs them (each in its own
+// process, with its deadline and telemetry), into the learn result beside the job's own figures.
+#include <cstdio>
+
+#include "../nvml.hpp"
+#include "../registry.hpp"
+#include "../result.hpp"
+#include "../runner.hpp"
+#include "learn_run.hpp"
+#include "run_hooks.hpp"
+
+namespace nodeaudit::cli {
+
+namespace {
+
+// The GEMM rate and host-to-device copies (skipped with the reason on a node without a GPU), the
+// storage probe of the profile's access pattern (as the scorer's storage stage reads it), and CPU
+// decode, which `run`'s own planning leaves out for a profile that decodes nothing.
+std::vector<std::string> audit_probe_ids(const score::Profile& profile) {
+  const bool sequential = profile.data.access == score::AccessPattern::sequential_shards;
+  return {"gpu.gemm", "gpu.pcie", sequential ? "storage.read" : "storage.dataset", "host.decode"};
+}
+
+}  // namespace
+
+nlohmann::json audit_node_for_profile(const std::string& profile_path, const std::string& data_dir, const std::atomic<bool>& interrupt) {
+  RunExtras extras;
+  prepare_run_extras(profile_path, extras);
+  CommonOptions common;
+  common.data_dir = data_dir;
+  const Nvml nvml;
+  RunSettings settings = make_settings(common, nvml.device_count(), nvml.why_unavailable());
+  settings.profile_path = profile_path;
+  if (!data_dir.empty()) remove_abandoned_scratch(data_dir);
+  const IsolationOptions isolation{self_exe_path(), settings, &nvml, 0.5, "", 5.0};
+  nlohmann::json probes = nlohmann::json::array();
+  for (const auto& id : audit_probe_ids(*extras.profile)) {
+    const ProbeSpec* spec = probe_registry().find(id);
+    if (spec == nullptr || interrupt.load()) continue;
+    if (const auto left_out = left_out_by_profile(*spec, extras, false)) {
+      probes.push_back(probe_entry(id, Outcome::skipped(*left_out), nlohmann::json::object(), 0, {}, {}, nlohmann::json::object()));
+      continue;
+    }
+    std::fprintf(stderr, "learn --audit: %s ...\n", id.c_str());
+    probes.push_back(run_probe_isolated(*spec, probe_params_for(*spec, extras), isolation, interrupt, {}));
+  }
+  return probes;
+}
+
+}  // namespace nodeaudit::cli
