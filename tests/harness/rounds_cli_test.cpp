@@ -63,6 +63,7 @@ TEST_F(RoundsCli, RunWithThreeRoundsWritesEachRoundsMedianBesideThePooledFigures
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("[round 3/3] [1/1] host.memory-bandwidth ..."), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" rounds "), std::string::npos) << "each figure shows its rounds' range: " << r.out;
+  EXPECT_NE(r.out.find("measured in 3 interleaved rounds, each 1/3 of the level's work"), std::string::npos) << r.out;
   const auto files = files_in(dir_);
   ASSERT_EQ(files.size(), 1u);
   const nlohmann::json doc = load_result_file(files[0]);
@@ -88,6 +89,7 @@ TEST_F(RoundsCli, StandardLevelRoundsEachTakeTheWholeRepetitionCount) {
   const nlohmann::json probe = probe_in(load_result_file(files[0]), "host.memory-bandwidth");
   EXPECT_EQ(probe["rounds"], 2);
   EXPECT_FALSE(probe.contains("round_work_share")) << "each round measured the level's whole work";
+  EXPECT_NE(r.out.find("measured in 2 interleaved rounds, each the level's whole work"), std::string::npos) << r.out;
   for (const auto& m : probe["metrics"]) EXPECT_EQ(m["n"], 4) << "two rounds of two repetitions: " << m.dump();
 }
 
