@@ -81,8 +81,8 @@ TEST_F(RoundsCli, RunWithThreeRoundsWritesEachRoundsMedianBesideThePooledFigures
 }
 
 TEST_F(RoundsCli, StandardLevelRoundsEachTakeTheWholeRepetitionCount) {
-  const auto r = run_process({NODEAUDIT_BINARY, "run", "--only", "host.memory-bandwidth", "--level", "standard", "--rounds", "2",
-                              "--repetitions", "2", "--out", dir_});
+  const auto r = run_process({NODEAUDIT_BINARY, "probe", "host.memory-bandwidth", "--array-size", "32MiB", "--level", "standard",
+                              "--rounds", "2", "--repetitions", "2", "--out", dir_});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const auto files = files_in(dir_);
   ASSERT_EQ(files.size(), 1u);
