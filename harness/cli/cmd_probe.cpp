@@ -53,7 +53,7 @@ nlohmann::json run_rounds_in_process(const ProbeSpec& spec, const ParamValues& p
   for (int round = 0; round < rounds && (round == 0 || !cancel.load()); ++round) {
     const HostLoadReading before = read_host_load();
     RunSettings this_round = settings;
-    this_round.round_index = round;
+    if (rounds > 1) this_round.round_index = round;  // a child of `run` keeps the index `run` gave it
     nlohmann::json entry = run_probe_in_process(spec, params, this_round, cancel, deadline_s, keeper);
     if (judge_foreign_load) {
       entry["disturbance"] = judge_disturbance(before, read_host_load(), static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
