@@ -71,7 +71,8 @@ struct SizePlan {
 };
 
 SizePlan size_plan(const ProbeContext& ctx) {
-  const double budget_s = ctx.level() == Level::quick ? 0.25 : ctx.level() == Level::standard ? 1.0 : 5.0;
+  // The level's budget, split over the rounds where the level shares its work between them.
+  const double budget_s = ctx.round_share_s(ctx.level() == Level::quick ? 0.25 : ctx.level() == Level::standard ? 1.0 : 5.0);
   SizePlan plan{ctx.policy(), 0};
   plan.policy.warmup = 0;  // the engine warms each size up itself
   plan.policy.budget_s = budget_s;

@@ -117,7 +117,7 @@ PairResult measure_pair(ProbeContext& ctx, const PairBuffers& b, const std::vect
   timed(1);  // warm-up: mappings, first copy
   RepeatPolicy policy = ctx.policy();
   policy.warmup = 0;
-  policy.budget_s = ctx.level() == Level::quick ? 0.3 : ctx.level() == Level::standard ? 1.5 : 10.0;
+  policy.budget_s = ctx.round_share_s(ctx.level() == Level::quick ? 0.3 : ctx.level() == Level::standard ? 1.5 : 10.0);
   const int iterations = iterations_for(timed(1), policy.budget_s / std::max(1, policy.min_repetitions), kMaxIterations);
   const double bytes = static_cast<double>(b.bytes) * iterations * (both_ways ? 2 : 1);
   const Measurement m = ctx.repeat(policy, [&] { return Work{.bytes = bytes, .elapsed_s = timed(iterations)}; });

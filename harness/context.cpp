@@ -15,6 +15,7 @@ nlohmann::json RunSettings::to_json() const {
   j["repetitions"] = repetitions ? nlohmann::json(*repetitions) : nlohmann::json(nullptr);
   j["keep_data"] = keep_data;
   j["rounds_sharing_budget"] = rounds_sharing_budget;
+  j["round_index"] = round_index;
   return j;
 }
 
@@ -27,6 +28,7 @@ RunSettings RunSettings::from_json(const nlohmann::json& j) {
   if (!j.at("repetitions").is_null()) s.repetitions = j.at("repetitions").get<int>();
   s.keep_data = j.at("keep_data").get<bool>();
   s.rounds_sharing_budget = std::max(1, j.value("rounds_sharing_budget", 1));
+  s.round_index = std::clamp(j.value("round_index", 0), 0, s.rounds_sharing_budget - 1);
   return s;
 }
 
@@ -71,18 +73,33 @@ bool ProbeContext::should_stop() const { return cancelled() || seconds_left() < 
 
 RepeatPolicy ProbeContext::policy() const {
   RepeatPolicy p = default_policy(settings_.level);
-  if (settings_.rounds_sharing_budget > 1) {
-    // Each round a share of the budget, and at least 3 timed repetitions so a round has a median.
-    const int share = settings_.rounds_sharing_budget;
-    p.budget_s /= share;
-    p.min_repetitions = std::max(3, (p.min_repetitions + share - 1) / share);
-  }
+  // Each round its share of the budget and of the timed repetitions (5 at the quick level: 3 + 2
+  // over two rounds), at least 2 so a round's median is not one repetition; each round still warms
+  // up, since it is a process of its own. --repetitions is split the same way (at least 1 a round).
+  p.budget_s = round_share_s(p.budget_s);
+  p.min_repetitions = static_cast<int>(round_share(p.min_repetitions, 2));
   if (settings_.repetitions) {
-    p.min_repetitions = *settings_.repetitions;
-    p.max_repetitions = *settings_.repetitions;
+    p.min_repetitions = static_cast<int>(round_share(*settings_.repetitions, 1));
+    p.max_repetitions = p.min_repetitions;
   }
   return p;
 }
+
+std::int64_t ProbeContext::round_share(std::int64_t whole, std::int64_t at_least) const {
+  const std::int64_t rounds = std::max(1, settings_.rounds_sharing_budget);
+  const std::int64_t index = std::clamp<std::int64_t>(settings_.round_index, 0, rounds - 1);
+  const std::int64_t share = whole / rounds + (index < whole % rounds ? 1 : 0);
+  return std::max(at_least, share);
+}
+
+std::int64_t ProbeContext::round_share_start(std::int64_t whole) const {
+  const std::int64_t rounds = std::max(1, settings_.rounds_sharing_budget);
+  const std::int64_t index = std::clamp<std::int64_t>(settings_.round_index, 0, rounds - 1);
+  const std::int64_t start = index * (whole / rounds) + std::min(index, whole % rounds);
+  return std::clamp<std::int64_t>(start, 0, std::max<std::int64_t>(0, whole - 1));
+}
+
+double ProbeContext::round_share_s(double whole_s) const { return whole_s / std::max(1, settings_.rounds_sharing_budget); }
 
 Measurement ProbeContext::repeat(const RepeatPolicy& policy, const std::function<Work()>& body) const {
   return run_repetitions(policy, body, [this] { return should_stop(); });

@@ -26,9 +26,11 @@ struct RunSettings {
   std::string profile_path;              // resolved profile file, empty = none
   std::optional<int> repetitions;        // --repetitions overrides min/max repetitions
   bool keep_data = false;                // --keep-data
-  // The quick level's timed work is fixed and split over its rounds: each round gets 1/N of the
-  // level's time budget (1: the whole budget, as at standard and soak, where rounds add time).
+  // The quick level's work is fixed and split over its rounds: each round gets 1/N of the level's
+  // time budget, repetitions (--repetitions included), runtime and images (1: the whole of it, as at
+  // standard and soak, where rounds add time). round_index says which share this round is.
   int rounds_sharing_budget = 1;
+  int round_index = 0;  // 0-based, < rounds_sharing_budget where the rounds share the work
 
   nlohmann::json to_json() const;
   static RunSettings from_json(const nlohmann::json& j);
@@ -51,8 +53,17 @@ class ProbeContext {
   bool cancelled() const;
   double seconds_left() const;
 
-  // The level's policy, with --repetitions applied.
+  // The level's policy, with --repetitions applied, and this round's share of both.
   RepeatPolicy policy() const;
+  // This round's share of a count the level fixes for the whole run (repetitions, images, epochs'
+  // samples): `whole` split as evenly as whole numbers allow, the first rounds taking the remainder,
+  // never below `at_least`. The whole count when the rounds do not share the work.
+  std::int64_t round_share(std::int64_t whole, std::int64_t at_least = 1) const;
+  // Where this round's share of `whole` starts when the rounds take consecutive parts of it (image
+  // indices): the sum of the earlier rounds' shares, so the rounds together cover 0..whole-1.
+  std::int64_t round_share_start(std::int64_t whole) const;
+  // This round's share of a duration (a time-based probe's --runtime).
+  double round_share_s(double whole_s) const;
   Measurement repeat(const RepeatPolicy& policy, const std::function<Work()>& body) const;
 
   // Records a metric whose samples are the per-repetition rates of `m`.

@@ -164,7 +164,10 @@ nlohmann::json run_probe_in_process(const ProbeSpec& spec, const ParamValues& pa
     }
   }
   if (cancel.load() && outcome.status == Status::ok) outcome = Outcome::interrupted();
-  return probe_entry(spec.id, outcome, params.to_json(), seconds_since(start), ctx.metrics(), ctx.findings(), ctx.info());
+  nlohmann::json entry = probe_entry(spec.id, outcome, params.to_json(), seconds_since(start), ctx.metrics(), ctx.findings(), ctx.info());
+  // The share of the level's work this round measured (the quick level splits it over its rounds).
+  if (settings.rounds_sharing_budget > 1) entry["round_work_share"] = 1.0 / settings.rounds_sharing_budget;
+  return entry;
 }
 
 nlohmann::json run_probe_isolated(const ProbeSpec& spec, const std::map<std::string, std::string>& param_texts,

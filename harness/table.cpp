@@ -80,8 +80,22 @@ std::string render_probe_status(const nlohmann::json& probe) {
   return out + "\n";
 }
 
+namespace {
+
+// How the figures below were measured when there were rounds: how many, and the share of the
+// level's work each measured (the quick level splits it; standard and soak give each all of it).
+std::string rounds_line(const nlohmann::json& probe) {
+  const int rounds = probe.value("rounds", 1);
+  if (rounds <= 1) return "";
+  const double share = probe.value("round_work_share", 1.0);
+  const std::string each = share < 1.0 ? fmt::format("1/{:.0f} of the level's work", 1.0 / share) : "the level's whole work";
+  return fmt::format("    measured in {} interleaved rounds, each {}\n", rounds, each);
+}
+
+}  // namespace
+
 std::string render_probe(const nlohmann::json& probe) {
-  std::string out = render_probe_status(probe);
+  std::string out = render_probe_status(probe) + rounds_line(probe);
   for (const auto& m : probe.value("metrics", nlohmann::json::array())) out += metric_row(m);
   for (const auto& f : probe.value("findings", nlohmann::json::array()))
     out += fmt::format("    {:<5} {}: {}\n", f.value("severity", "?"), f.value("code", "?"), f.value("message", ""));

@@ -104,9 +104,11 @@ std::string restore_checkpoint(CheckpointRun& run, UringWorker& ring, bool verif
   return {};
 }
 
+// This round's share of the checkpoints (the quick level splits them over its rounds; one at least:
+// a checkpoint is the costliest repetition of any host probe).
 int repetitions_for(const ProbeContext& ctx) {
-  if (ctx.settings().repetitions) return *ctx.settings().repetitions;
-  return ctx.level() == Level::soak ? 5 : 3;
+  const int whole = ctx.settings().repetitions ? *ctx.settings().repetitions : ctx.level() == Level::soak ? 5 : 3;
+  return static_cast<int>(ctx.round_share(whole, 1));
 }
 
 Outcome measure_shard_count(ProbeContext& ctx, const std::string& dir, int shards, bool direct_restore,

@@ -3,7 +3,9 @@
 // The generator writes `samples` files of `sample-size` under the data directory. For each worker
 // count, each repetition is one epoch: a fresh random permutation, every sample read exactly once
 // as a whole file (open, read, close — through io_uring, hard-linked), `queue-depth` samples in
-// flight per worker.
+// flight per worker. At the quick level the rounds split the samples: round r generates (or, with
+// --keep-data, takes from the kept set) its consecutive part and each of its epochs reads that part
+// once, so the rounds together write the set once and read every sample once per epoch.
 //   samples_per_s = samples completed / epoch wall time;  bandwidth = bytes read / time / 1e9
 //   latency_p50/p99 = per-sample time from submission of the open to completion of the close
 //   knee_workers  = the worker count after which adding workers gains < 10% samples/s
@@ -32,15 +34,26 @@ struct EpochLog {
   std::uint64_t samples_missed = 0;
 };
 
+// The samples of the data set one round's epochs read: all of them, or at the quick level the
+// round's consecutive part, so the rounds together read every sample once per epoch.
+struct EpochPart {
+  std::uint64_t start = 0, samples = 0;
+};
+
 Work one_epoch(const std::vector<std::unique_ptr<UringWorker>>& rings, int workers, const GeneratedData& data,
-               std::uint32_t sample_bytes, bool direct, std::uint64_t epoch, bool timed, EpochLog& log) {
-  const EpochPlan plan = make_epoch_plan(data.files(), sample_bytes, direct, 0xda7a + epoch);
+               std::uint32_t sample_bytes, bool direct, std::uint64_t epoch, bool timed, EpochPart part, EpochLog& log) {
+  EpochPlan plan = make_epoch_plan(data.files(), sample_bytes, direct, 0xda7a + epoch);
+  // A fresh permutation of the part's samples.
+  std::erase_if(plan.order, [&](std::uint32_t index) { return index < part.start || index >= part.start + part.samples; });
   std::vector<std::atomic<std::uint32_t>> counts(data.files().size());
   const auto start = std::chrono::steady_clock::now();
   EpochResult r = run_epoch(rings, workers, plan, {}, &counts);
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (log.error.empty() && !r.error.empty()) log.error = r.error;
-  for (const auto& c : counts) log.samples_missed += c.load() != 1;
+  // Exactly once for the samples of this part, never for the others.
+  std::vector<std::uint32_t> expected(counts.size(), 0);
+  for (std::uint32_t index : plan.order) expected[index] = 1;
+  for (std::size_t i = 0; i < counts.size(); ++i) log.samples_missed += counts[i].load() != expected[i];
   if (timed) {
     log.p50_us.push_back(r.latency.percentile_ns(0.5) / 1e3);
     log.p99_us.push_back(r.latency.percentile_ns(0.99) / 1e3);
@@ -55,6 +68,7 @@ struct DatasetRun {
   std::uint32_t sample_bytes;
   bool direct;
   std::string cache;
+  EpochPart part;
 };
 
 // Returns the median samples/s for `workers`, or a negative value after a failure (log.error).
@@ -65,7 +79,7 @@ double measure_worker_count(DatasetRun& run, const std::vector<std::unique_ptr<U
       policy,
       [&] {
         const bool timed = epoch >= static_cast<std::uint64_t>(policy.warmup);
-        return one_epoch(rings, workers, run.data, run.sample_bytes, run.direct, epoch++, timed, log);
+        return one_epoch(rings, workers, run.data, run.sample_bytes, run.direct, epoch++, timed, run.part, log);
       },
       [&] { return run.ctx.should_stop() || !log.error.empty(); });
   if (!log.error.empty()) return -1;
@@ -115,13 +129,27 @@ Outcome measure_storage_dataset(ProbeContext& ctx) {
   if (!direct.error.empty()) return Outcome::bad_input(direct.error);
   const auto sample_bytes = static_cast<std::uint32_t>(p.size_bytes("sample-size"));
   const auto samples = static_cast<std::uint64_t>(p.integer("samples"));
-  const DatasetSpec spec{fmt::format("dataset-{}x{}", sample_bytes, samples), samples, sample_bytes, 0xda7a5e7};
+  // This round's consecutive part of the samples (all of them unless the rounds share the level's
+  // work). A scratch data set holds only that part, with the same bytes the whole set has there
+  // (file i of the part is file start + i of the set), so the rounds together write the set once;
+  // a kept set (--keep-data) is the whole one, reused by later runs, and the round reads its part.
+  EpochPart part{static_cast<std::uint64_t>(ctx.round_share_start(static_cast<std::int64_t>(samples))),
+                 static_cast<std::uint64_t>(ctx.round_share(static_cast<std::int64_t>(samples)))};
+  const bool part_only = part.samples != samples && !ctx.settings().keep_data;
+  const std::uint64_t seed = 0xda7a5e7;
+  const DatasetSpec spec = part_only
+                               ? DatasetSpec{fmt::format("dataset-{}x{}-from{}", sample_bytes, part.samples, part.start), part.samples,
+                                             sample_bytes, seed + (part.start << 40)}
+                               : DatasetSpec{fmt::format("dataset-{}x{}", sample_bytes, samples), samples, sample_bytes, seed};
   GenerateResult g = generate_dataset(t.target->path, spec, ctx.settings().keep_data, [&] { return ctx.should_stop(); });
   if (g.interrupted) return Outcome::interrupted();
   if (!g.error.empty()) return g.out_of_space ? Outcome::bad_input(g.error) : Outcome::failed(g.error);
   ctx.info()["generated"] = describe_generated(g);
-  ctx.info()["generated"]["bytes"] = samples * sample_bytes;
-  DatasetRun run{ctx, *g.data, sample_bytes, direct.use_direct, cache_label(direct.use_direct, samples * sample_bytes)};
+  ctx.info()["generated"]["bytes"] = spec.file_count * sample_bytes;
+  if (part.samples != samples) ctx.info()["samples_this_round"] = {{"first", part.start}, {"count", part.samples}, {"of", samples}};
+  if (part_only) part.start = 0;  // the generated files are the part
+  // Cached or not by what a round reads again epoch after epoch: its part.
+  DatasetRun run{ctx, *g.data, sample_bytes, direct.use_direct, cache_label(direct.use_direct, part.samples * sample_bytes), part};
   return run_loader(run, p.int_list("workers"));
 }
 

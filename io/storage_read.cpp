@@ -3,7 +3,8 @@
 // Each worker thread has its own ring, its own descriptor and an equal slice of the region, read
 // over and over (time-based, like fio --time_based); it keeps `queue-depth` reads of `block-size`
 // in flight from before the warm-up window until after the last timed one. One repetition = one
-// window of runtime / (repetitions + warm-up) wall time, with the queues full throughout.
+// window of runtime / (repetitions + warm-up) wall time, with the queues full throughout; at the
+// quick level each round gets runtime / rounds and its share of the repetitions.
 //   bandwidth  = bytes of the reads completed in the window / window wall time / 1e9 (GB/s)
 //   iops       = reads completed in the window / window wall time
 //   latency_*  = reap time - submit time of each read (histogram, per window)
@@ -178,8 +179,9 @@ Outcome measure_storage_read(ProbeContext& ctx) {
   ReadWorkers w;
   if (Outcome o = open_workers(ctx, setup, direct, w); o.status != Status::ok) return o;
   RepeatPolicy policy = ctx.policy();
-  policy.budget_s = p.duration_s("runtime");
-  const double window_s = p.duration_s("runtime") / (policy.min_repetitions + policy.warmup);
+  const double runtime_s = ctx.round_share_s(p.duration_s("runtime"));  // the quick level splits it over its rounds
+  policy.budget_s = runtime_s;
+  const double window_s = runtime_s / (policy.min_repetitions + policy.warmup);
   RepetitionLog log;
   std::string error;
   const Measurement m = measure_windows(ctx, w, policy, window_s, log, error);
@@ -210,7 +212,7 @@ ProbeSpec make_spec() {
       ParamSpec{.name = "size", .type = ParamType::size, .default_by_level = {"256MiB", "4GiB", "16GiB"},
                 .help = "Bytes of the region read (with a file: at most its size; default the whole file)", .min = 4096, .max = 1ull << 44},
       ParamSpec{.name = "runtime", .type = ParamType::duration, .default_by_level = {"3s", "30s", "300s"},
-                .help = "Time budget for the timed repetitions", .min = 0.1, .max = 86400},
+                .help = "Time budget for the timed repetitions (at the quick level, split evenly over the rounds)", .min = 0.1, .max = 86400},
       sqpoll_param(),
       iopoll_param(),
   };

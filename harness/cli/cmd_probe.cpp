@@ -52,7 +52,9 @@ nlohmann::json run_rounds_in_process(const ProbeSpec& spec, const ParamValues& p
   std::vector<nlohmann::json> entries;
   for (int round = 0; round < rounds && (round == 0 || !cancel.load()); ++round) {
     const HostLoadReading before = read_host_load();
-    nlohmann::json entry = run_probe_in_process(spec, params, settings, cancel, deadline_s, keeper);
+    RunSettings this_round = settings;
+    if (rounds > 1) this_round.round_index = round;  // a child of `run` keeps the index `run` gave it
+    nlohmann::json entry = run_probe_in_process(spec, params, this_round, cancel, deadline_s, keeper);
     if (judge_foreign_load) {
       entry["disturbance"] = judge_disturbance(before, read_host_load(), static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
       entry["disturbed"] = entry["disturbance"]["disturbed"];

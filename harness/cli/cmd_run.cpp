@@ -227,6 +227,7 @@ int execute(RunInvocation& inv) {
   IsolationOptions iso{self_exe_path(), run_settings, &nvml, 0.5, inv.telemetry_out, 5.0};
   RoundsOfRun rounds_of_run(plan.size(), rounds);
   for (int round = 0; round < rounds; ++round) {
+    iso.settings.round_index = round;
     const std::vector<std::size_t> order = round_order(plan.size(), round);
     for (std::size_t step = 0; step < order.size() && !interrupt.load(); ++step) {
       const std::size_t i = order[step];

@@ -87,7 +87,7 @@ Outcome run_on_jpegs(ProbeContext& ctx, PipelinePlan& plan, const std::string& p
                              {"image_height", set.height},
                              {"mean_bytes", set.mean_bytes},
                              {"max_bytes", set.max_bytes},
-                             {"generator", "host.decode synthetic photographs (kernels/host)"}};
+                             {"generator", "host.decode's synthetic photographs"}};
   const SampleFiles samples{&set.data->files(), set.mean_bytes, static_cast<std::uint32_t>(set.max_bytes), false};
   return run_with_compute(ctx, plan, samples, parent, framework);
 }

@@ -89,7 +89,7 @@ Outcome run_memory_integrity(ProbeContext& ctx) {
       tests.push_back(std::move(t));
     }
     const auto start = std::chrono::steady_clock::now();
-    const double budget_s = ctx.params().duration_s("duration");
+    const double budget_s = ctx.round_share_s(ctx.params().duration_s("duration"));  // the quick level splits it over its rounds
     std::int64_t passes = 0;
     for (; passes < ctx.params().integer("passes") && !ctx.should_stop(); ++passes) {
       for (Pattern p : all_patterns) {

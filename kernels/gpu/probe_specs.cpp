@@ -79,7 +79,7 @@ ProbeSpec memory_integrity_spec() {
   spec.params = {
       ParamSpec{.name = "passes", .type = ParamType::integer, .default_by_level = {"1", "2", "1000000"},
                 .help = "Passes over all patterns (at soak level the loop runs for --duration)", .min = 1, .max = 1000000},
-      duration_param("duration", {"60s", "5m", "1h"}, "Time budget; the test stops after the pass that crosses it"),
+      duration_param("duration", {"60s", "5m", "1h"}, "Time budget (at the quick level split over the rounds); the test stops after the pass that crosses it"),
   };
   spec.deadline_s = [](const ParamValues& p, Level) { return p.duration_s("duration") * 1.5 + 300; };
   return spec;

@@ -8,7 +8,8 @@
 //            on images decoded beforehand
 //   full     decode then augment, image after image
 // Formula: one repetition starts all workers at a barrier and ends when the last is done; each worker
-// handles --images images, so images_per_s = images x workers / wall time. images_per_s_per_core is
+// handles --images images (at the quick level, its round's share of them: the rounds split the
+// corpus), so images_per_s = images x workers / wall time. images_per_s_per_core is
 // that rate at the largest worker count divided by the count; images_per_s_per_gpu is the full rate
 // with every CPU busy divided by the node's GPUs.
 // Pitfalls: flat or tiny synthetic images decode several times faster than photos, hence the tuned
@@ -33,7 +34,8 @@ constexpr int calibration_images = 4;
 constexpr int augment_pool_images = 32;
 constexpr double min_decode_psnr_db = 25.0;  // q90 photos decode at 30-45 dB; a wrong decode is far below
 
-CorpusSpec corpus_spec(const ParamValues& p) {
+CorpusSpec corpus_spec(const ProbeContext& ctx) {
+  const ParamValues& p = ctx.params();
   CorpusSpec spec;
   spec.width = static_cast<int>(p.integer("width"));
   spec.height = static_cast<int>(p.integer("height"));
@@ -41,14 +43,19 @@ CorpusSpec corpus_spec(const ParamValues& p) {
   const std::string& samp = p.text("subsampling");
   spec.subsampling = samp == "444" ? ChromaSubsampling::s444 : samp == "422" ? ChromaSubsampling::s422 : ChromaSubsampling::s420;
   spec.target_mean_bytes = p.size_bytes("image-size");
-  spec.images = static_cast<int>(p.integer("images"));
   spec.seed = static_cast<std::uint64_t>(p.integer("seed"));
+  // At the quick level the rounds split --images: each generates and runs through its own part,
+  // so the rounds together decode the same distinct images one round would.
+  spec.images = static_cast<int>(ctx.round_share(p.integer("images")));
+  spec.first_image = static_cast<int>(ctx.round_share_start(p.integer("images")));
   return spec;
 }
 
 void record_corpus_info(ProbeContext& ctx, const CorpusSpec& spec, const Corpus& corpus, const GrainTuning& tuning) {
   auto& info = ctx.info();
   info["images"] = corpus.jpegs.size();
+  if (spec.images != ctx.params().integer("images"))
+    info["image_indices"] = fmt::format("{}..{} of {}", spec.first_image, spec.first_image + spec.images - 1, ctx.params().integer("images"));
   info["image_width"] = spec.width, info["image_height"] = spec.height;
   info["quality"] = spec.quality, info["subsampling"] = to_string(spec.subsampling);
   info["target_mean_bytes"] = spec.target_mean_bytes;
@@ -65,13 +72,13 @@ void record_corpus_info(ProbeContext& ctx, const CorpusSpec& spec, const Corpus&
                                 to_string(spec.subsampling)));
 }
 
-// Decodes image 0 and compares it with the pixels it was encoded from.
+// Decodes the corpus's first image and compares it with the pixels it was encoded from.
 bool verify_decode(ProbeContext& ctx, const CorpusSpec& spec, const Corpus& corpus, double grain_amplitude) {
-  const RgbImage source = render_scene(make_scene(spec.width, spec.height, image_seed(spec, 0)), grain_amplitude);
+  const RgbImage source = render_scene(make_scene(spec.width, spec.height, image_seed(spec, spec.first_image)), grain_amplitude);
   RgbImage decoded;
   JpegDecoder decoder;
   if (!decoder.decode(corpus.jpegs[0], decoded) || decoded.width != source.width || decoded.height != source.height) {
-    ctx.add_finding(Severity::fail, "host_decode.verify", fmt::format("image 0 did not decode to {}x{}: {}", spec.width, spec.height, decoder.error()));
+    ctx.add_finding(Severity::fail, "host_decode.verify", fmt::format("image {} did not decode to {}x{}: {}", spec.first_image, spec.width, spec.height, decoder.error()));
     return false;
   }
   double squared = 0;
@@ -84,12 +91,12 @@ bool verify_decode(ProbeContext& ctx, const CorpusSpec& spec, const Corpus& corp
   ctx.info()["decode_psnr_db"] = std::round(psnr * 10) / 10;
   if (psnr >= min_decode_psnr_db) return true;
   ctx.add_finding(Severity::fail, "host_decode.verify",
-                  fmt::format("image 0 decodes at {:.1f} dB PSNR against its source; expected at least {:.0f} dB", psnr, min_decode_psnr_db));
+                  fmt::format("image {} decodes at {:.1f} dB PSNR against its source; expected at least {:.0f} dB", spec.first_image, psnr, min_decode_psnr_db));
   return false;
 }
 
 Outcome measure_decode(ProbeContext& ctx) {
-  const CorpusSpec spec = corpus_spec(ctx.params());
+  const CorpusSpec spec = corpus_spec(ctx);
   const int cpus = static_cast<int>(allowed_cpus().size());
   const WorkerPlan plan = plan_worker_counts(ctx.params().int_list("workers"), cpus);
   if (!plan.error.empty()) return Outcome::bad_input(plan.error);
@@ -142,7 +149,7 @@ ProbeSpec make_spec() {
       ParamSpec{.name = "subsampling", .type = ParamType::choice, .default_by_level = same_at_all_levels("420"), .help = "Chroma subsampling",
                 .choices = {"420", "422", "444"}},
       ParamSpec{.name = "images", .type = ParamType::integer, .default_by_level = {"300", "1000", "4000"},
-                .help = "Distinct JPEGs generated; every worker runs through this many images per repetition", .min = 1, .max = 100000},
+                .help = "Distinct JPEGs generated; every worker runs through this many images per repetition (at the quick level the rounds split them)", .min = 1, .max = 100000},
       ParamSpec{.name = "workers", .type = ParamType::int_list, .default_by_level = same_at_all_levels("0"),
                 .help = "Worker counts to measure, one pinned thread per CPU; 0 = 1, 2, 4, ... up to every CPU this process may use",
                 .min = 0, .max = 65536},

@@ -196,7 +196,7 @@ Corpus build_corpus(const CorpusSpec& spec, double grain_amplitude, int workers,
   run([&](int w) {
     JpegEncoder encoder;
     for (int i = w; i < spec.images && errors[static_cast<std::size_t>(w)].empty(); i += workers) {
-      const RgbImage image = render_scene(make_scene(spec.width, spec.height, image_seed(spec, i)), grain_amplitude);
+      const RgbImage image = render_scene(make_scene(spec.width, spec.height, image_seed(spec, spec.first_image + i)), grain_amplitude);
       if (!encoder.encode(image, spec.quality, spec.subsampling, corpus.jpegs[static_cast<std::size_t>(i)]))
         errors[static_cast<std::size_t>(w)] = fmt::format("image {}: {}", i, encoder.error());
     }

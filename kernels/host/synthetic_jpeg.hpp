@@ -30,6 +30,7 @@ struct CorpusSpec {
   std::uint64_t target_mean_bytes = 110 * 1024;
   int images = 300;
   std::uint64_t seed = 1;
+  int first_image = 0;  // index of the corpus's first image (a round's share starts past the earlier rounds')
 };
 
 // Seed of image `index` in a corpus (distinct, reproducible streams per image).

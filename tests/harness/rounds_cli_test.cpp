@@ -63,6 +63,7 @@ TEST_F(RoundsCli, RunWithThreeRoundsWritesEachRoundsMedianBesideThePooledFigures
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("[round 3/3] [1/1] host.memory-bandwidth ..."), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" rounds "), std::string::npos) << "each figure shows its rounds' range: " << r.out;
+  EXPECT_NE(r.out.find("measured in 3 interleaved rounds, each 1/3 of the level's work"), std::string::npos) << r.out;
   const auto files = files_in(dir_);
   ASSERT_EQ(files.size(), 1u);
   const nlohmann::json doc = load_result_file(files[0]);
@@ -72,10 +73,24 @@ TEST_F(RoundsCli, RunWithThreeRoundsWritesEachRoundsMedianBesideThePooledFigures
   ASSERT_EQ(probe["metrics"].size(), 4u);
   for (const auto& m : probe["metrics"]) {
     ASSERT_EQ(m["round_medians"].size(), 3u) << m.dump();
-    EXPECT_EQ(m["n"], 9) << "three rounds of three repetitions, pooled";
+    EXPECT_EQ(m["n"], 3) << "the quick level splits --repetitions 3 over its three rounds: one each, pooled";
     for (const auto& median : m["round_medians"]) EXPECT_GT(median.get<double>(), 0);
   }
+  EXPECT_DOUBLE_EQ(probe["round_work_share"].get<double>(), 1.0 / 3);
   EXPECT_TRUE(probe.contains("disturbance"));
+}
+
+TEST_F(RoundsCli, StandardLevelRoundsEachTakeTheWholeRepetitionCount) {
+  const auto r = run_process({NODEAUDIT_BINARY, "probe", "host.memory-bandwidth", "--array-size", "32MiB", "--level", "standard",
+                              "--rounds", "2", "--repetitions", "2", "--out", dir_});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const auto files = files_in(dir_);
+  ASSERT_EQ(files.size(), 1u);
+  const nlohmann::json probe = probe_in(load_result_file(files[0]), "host.memory-bandwidth");
+  EXPECT_EQ(probe["rounds"], 2);
+  EXPECT_FALSE(probe.contains("round_work_share")) << "each round measured the level's whole work";
+  EXPECT_NE(r.out.find("measured in 2 interleaved rounds, each the level's whole work"), std::string::npos) << r.out;
+  for (const auto& m : probe["metrics"]) EXPECT_EQ(m["n"], 4) << "two rounds of two repetitions: " << m.dump();
 }
 
 TEST_F(RoundsCli, QuickLevelSplitsItsBudgetIntoTwoRoundsByDefault) {
@@ -85,10 +100,12 @@ TEST_F(RoundsCli, QuickLevelSplitsItsBudgetIntoTwoRoundsByDefault) {
   ASSERT_EQ(files.size(), 1u);
   const nlohmann::json probe = probe_in(load_result_file(files[0]), "host.memory-bandwidth");
   EXPECT_EQ(probe["rounds"], 2);
+  EXPECT_EQ(probe["round_work_share"], 0.5);
   for (const auto& m : probe["metrics"]) {
     ASSERT_EQ(m["round_medians"].size(), 2u) << m.dump();
-    // Each round takes half the quick budget, with at least three timed repetitions of its own.
-    EXPECT_GE(m["n"].get<int>(), 6) << m.dump();
+    // Each round takes half the quick budget and its share of the level's 5 timed repetitions
+    // (3 + 2); a round goes on past its share only while its half of the budget lasts.
+    EXPECT_GE(m["n"].get<int>(), 5) << m.dump();
   }
 }
 
@@ -99,7 +116,10 @@ TEST_F(RoundsCli, ProbeWithRoundsRecordsThemToo) {
   const nlohmann::json doc = json_output(r);
   const nlohmann::json probe = probe_in(doc, "host.memory-bandwidth");
   EXPECT_EQ(probe["rounds"], 2);
-  for (const auto& m : probe["metrics"]) EXPECT_EQ(m["round_medians"].size(), 2u);
+  for (const auto& m : probe["metrics"]) {
+    EXPECT_EQ(m["round_medians"].size(), 2u);
+    EXPECT_EQ(m["n"], 2) << "--repetitions 2 split over the quick level's two rounds";
+  }
 }
 
 TEST_F(RoundsCli, BadRoundsExitTwoAndWriteNothing) {

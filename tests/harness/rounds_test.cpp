@@ -1,6 +1,7 @@
 // Rounds: the interleaved order and how the entries of one probe's rounds become one entry.
 #include <gtest/gtest.h>
 
+#include "context.hpp"
 #include "result.hpp"
 #include "rounds.hpp"
 
@@ -84,4 +85,46 @@ TEST(MergeRounds, TheSameFindingInEveryRoundIsReportedOnceAndOthersAreKept) {
   ASSERT_EQ(merged["findings"].size(), 2u) << merged["findings"].dump(2);
   EXPECT_EQ(merged["findings"][0]["message"].get<std::string>().substr(0, 13), "h3: 0.00594 G");
   EXPECT_EQ(merged["findings"][1]["message"].get<std::string>().substr(0, 4), "h2: ");
+}
+
+namespace {
+
+ProbeContext round_context(int rounds_sharing, int round_index, std::optional<int> repetitions = std::nullopt) {
+  RunSettings settings;
+  settings.rounds_sharing_budget = rounds_sharing;
+  settings.round_index = round_index;
+  settings.repetitions = repetitions;
+  return ProbeContext(ParamValues{}, settings, nullptr, std::chrono::steady_clock::now() + std::chrono::hours(1));
+}
+
+}  // namespace
+
+TEST(RoundShare, TheRoundsSplitACountAndItsPartsCoverItOnce) {
+  for (int rounds : {1, 2, 3, 7}) {
+    for (std::int64_t whole : {1, 5, 300, 2000, 2001}) {
+      std::int64_t covered = 0;
+      for (int r = 0; r < rounds; ++r) {
+        const ProbeContext ctx = round_context(rounds, r);
+        EXPECT_EQ(ctx.round_share_start(whole), std::min(covered, whole - 1)) << whole << " over " << rounds << ", round " << r;
+        const std::int64_t share = ctx.round_share(whole, 0);
+        EXPECT_LE(share, whole / rounds + 1);
+        EXPECT_GE(share, whole / rounds);
+        covered += share;
+      }
+      EXPECT_EQ(covered, whole) << whole << " over " << rounds;
+    }
+  }
+  EXPECT_EQ(round_context(2, 1).round_share(1, 1), 1) << "never below at_least";
+  EXPECT_DOUBLE_EQ(round_context(2, 0).round_share_s(3.0), 1.5);
+}
+
+TEST(RoundShare, TheQuickPolicyIsSplitAndRepetitionsGivenAreATotal) {
+  const RepeatPolicy whole = default_policy(Level::quick);
+  const RepeatPolicy first = round_context(2, 0).policy(), second = round_context(2, 1).policy();
+  EXPECT_EQ(first.min_repetitions + second.min_repetitions, whole.min_repetitions);  // 3 + 2
+  EXPECT_DOUBLE_EQ(first.budget_s + second.budget_s, whole.budget_s);
+  EXPECT_EQ(first.warmup, whole.warmup) << "each round is a process of its own and warms up";
+  EXPECT_EQ(round_context(3, 2).policy().min_repetitions, 2) << "a round's median is never one repetition";
+  EXPECT_EQ(round_context(2, 0, 5).policy().max_repetitions + round_context(2, 1, 5).policy().max_repetitions, 5);
+  EXPECT_EQ(round_context(1, 0, 5).policy().min_repetitions, 5);
 }

@@ -36,8 +36,20 @@ void expect_framework_run(const nlohmann::json& e, const std::string& decoder) {
   const auto* steps = find_metric(e, "step_time");
   ASSERT_TRUE(steps);
   EXPECT_EQ((*steps)["samples"].size(), 4u);
-  EXPECT_GT(first(au), 0);
-  EXPECT_LE(first(au), 100);
+  // AU from the run's own times: the 4 timed steps' compute over their wall time (the sum of the
+  // step times; this mode saves no checkpoint, so none is taken off), and that compute at least the
+  // configured compute time of 4 steps, so AU is at least the configured share of the measured steps.
+  const nlohmann::json& timed = e["info"]["timed"];
+  double steps_wall_s = 0;
+  for (const auto& t : (*steps)["samples"]) steps_wall_s += t.get<double>();
+  EXPECT_NEAR(timed["wall_s"].get<double>(), steps_wall_s, 1e-9 * steps_wall_s + 1e-12);
+  EXPECT_EQ(timed["checkpoint_s"].get<double>(), 0.0);
+  const double configured_compute_s = 4 * e["info"]["compute_time_per_step_s"].get<double>();
+  ASSERT_GT(configured_compute_s, 0) << e["info"].dump();
+  EXPECT_GE(timed["compute_s"].get<double>(), configured_compute_s * (1 - 1e-6)) << "emulated compute never ends early";
+  EXPECT_NEAR(first(au), 100 * timed["compute_s"].get<double>() / steps_wall_s, 1e-6);
+  EXPECT_GE(first(au), 100 * configured_compute_s / steps_wall_s * (1 - 1e-6));
+  EXPECT_LE(first(au), 100 * (1 + 1e-9));
   const auto* capacity = find_metric(e, "loader_capacity");
   ASSERT_TRUE(capacity) << e["metrics"].dump();
   EXPECT_GT(first(capacity), 0);

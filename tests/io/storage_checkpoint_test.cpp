@@ -14,11 +14,14 @@ using test::TempDir;
 
 TEST(StorageCheckpoint, WritesSyncsRestoresAndChecksOneFileAndShards) {
   TempDir dir;
-  const CliResult r = run_cli("probe storage.checkpoint --format json --size 2MiB --shards 4 --block-size 64KiB --repetitions 2 --rounds 1 --data-dir " + dir.path);
+  const CliResult r = run_cli("probe storage.checkpoint --format json --size 2MiB --shards 4 --block-size 64KiB --repetitions 2 --data-dir " + dir.path);
   const auto e = probe_entry(r);
   if (e["status"] == "skipped") SKIP_ONLY_IF_IO_URING_REFUSED("skipped: " + e["reason"].get<std::string>());
   ASSERT_EQ(e["status"], "ok") << r.out;
   EXPECT_EQ(r.exit_code, 0) << r.out;
+  // The quick level's two rounds split the 2 repetitions: one each, pooled in round order.
+  EXPECT_EQ(e.value("rounds", 1), 2);
+  EXPECT_EQ(e.value("round_work_share", 1.0), 0.5);
   for (const auto& f : e["findings"]) EXPECT_NE(f["severity"], "fail") << f.dump();
 
   // metric name -> shard count -> the metric

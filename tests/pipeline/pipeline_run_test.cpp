@@ -27,8 +27,16 @@ TEST(PipelineRun, ComputeDominatedRunKeepsTheGpuBusy) {
       {{"compute-time", "50ms"}, {"batch-size", "8"}, {"steps", "8"}, {"workers", "2"}, {"queue-depth", "4"}});
   SKIP_WITHOUT_URING(run);
   ASSERT_EQ(run.outcome.status, Status::ok) << run.outcome.reason;
-  EXPECT_GT(run.values.at("au"), 90.0);
-  EXPECT_LE(run.values.at("au"), 100.0);
+  // AU from the run's own times: 7 timed steps' compute, at least 7 x the configured 50 ms, over
+  // their wall time less the checkpoint stalls (accounted apart from AU).
+  const nlohmann::json& timed = run.info["timed"];
+  const double compute_s = timed["compute_s"].get<double>();
+  const double wall_s = timed["wall_s"].get<double>() - timed["checkpoint_s"].get<double>();
+  EXPECT_GE(compute_s, 7 * 0.050 * (1 - 1e-6)) << "emulated compute never ends early";
+  EXPECT_NEAR(run.values.at("au"), 100 * compute_s / wall_s, 1e-6);
+  EXPECT_GE(run.values.at("au"), 100 * 7 * 0.050 / wall_s * (1 - 1e-6));
+  EXPECT_GT(run.values.at("au"), 90.0) << "8 samples of page-cached files per 50 ms step never starve the step";
+  EXPECT_LE(run.values.at("au"), 100.0 * (1 + 1e-9));
   // 7 timed steps x 8 samples in at least 7 x 50 ms.
   EXPECT_LE(run.values.at("samples_per_s"), 8 / 0.050 * 1.001);
   EXPECT_EQ(run.info["steps_completed"], 8);
