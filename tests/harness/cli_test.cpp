@@ -51,8 +51,12 @@ TEST_F(Cli, ListShowsEveryProbeWithItsBuildState) {
   int gpu_lines = 0;
   while (std::getline(again, line)) {
     const bool marked = line.find("[not yet validated on real hardware]") != std::string::npos;
-    if (line.rfind("gpu.", 0) == 0) EXPECT_TRUE(marked) << line;
-    if (line.rfind("host.", 0) == 0 || line.rfind("storage.", 0) == 0) EXPECT_FALSE(marked) << line;
+    if (line.rfind("gpu.", 0) == 0) {
+      EXPECT_TRUE(marked) << line;
+    }
+    if (line.rfind("host.", 0) == 0 || line.rfind("storage.", 0) == 0) {
+      EXPECT_FALSE(marked) << line;
+    }
     gpu_lines += line.rfind("gpu.", 0) == 0 ? 1 : 0;
   }
   EXPECT_GT(gpu_lines, 0) << r.out;
