@@ -83,17 +83,22 @@ remove_built_images() {
   done
 }
 
-# podman build leaves its working containers behind when it is killed: the ones made since
-# containers_before from the base or an image this script built are removed.
+# podman build leaves its working containers behind when it is killed. Removed: those on an image
+# this script built or on its own base (this run's or a killed run's: the lock makes them all this
+# script's), and those on a base the user gave made since containers_before (others may use it).
 containers_before=""
 note_containers() { containers_before=" $(podman ps --all --external --quiet --no-trunc | tr '\n' ' ') "; }
 remove_build_containers() {
-  local ours id image_id
-  ours=" $(podman images --all --quiet --no-trunc --filter "label=$label.build=1" | sed 's/^sha256://' | tr '\n' ' ')"
-  ours+=" $(podman image inspect --format '{{.Id}}' "${base:-}" 2>/dev/null) "
+  local built base_id id image_id
+  built=" $(podman images --all --quiet --no-trunc --filter "label=$label.build=1" | sed 's/^sha256://' | tr '\n' ' ')"
+  base_id=$(podman image inspect --format '{{.Id}}' "${base:-}" 2>/dev/null || true)
   while read -r id image_id; do
-    [[ -z "$id" || "$containers_before" == *" $id "* || "$ours" != *" $image_id"* ]] && continue
-    podman rm --force "$id" >/dev/null 2>&1 || true
+    [[ -z "$id" ]] && continue
+    if [[ "$built" == *" $image_id"* ]] ||
+       [[ -n "$base_id" && "$base_id" == "$image_id"* &&
+          ( "${base:-}" == "$base_name" || "$containers_before" != *" $id "* ) ]]; then
+      podman rm --force "$id" >/dev/null 2>&1 || true
+    fi
   done < <(podman ps --all --external --no-trunc --format '{{.ID}} {{.ImageID}}' 2>/dev/null || true)
 }
 
