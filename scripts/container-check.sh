@@ -1,41 +1,57 @@
 #!/usr/bin/env bash
 # Builds the Containerfile from a local Debian 12 base and audits this machine from inside it with
 # podman: the result file on a results volume, the container named in `env`, the cgroup limits
-# judged, GPU probes skipped with their reason, and the bad inputs (a missing results volume, a data
-# dir on the container's own layer). Takes many minutes (the image compiles nodeaudit), so it is not
-# part of `make test`; run it by hand or in a nightly job. Exit 0 = every check passed, 77 = cannot
-# run here (reason printed), 1 = a check failed.
+# judged, GPU probes skipped with their reason (and host.dataloader without Python in the image),
+# and the bad inputs (a missing results volume, a data dir on the container's own layer).
+# The image compiles nodeaudit, so the first run takes many minutes; the base image and the build
+# stage's packages stay in podman's storage for the next run (scripts/container-check-images.sh),
+# and NODEAUDIT_CONTAINER_CCACHE gives the compile an object cache. Not part of `make test`; .ci/run
+# runs it. Exit 0 = every check passed, 77 = cannot run here (reason printed), 1 = a check failed.
 #
 # Usage: scripts/container-check.sh [--keep-image]
-#   NODEAUDIT_BASE_IMAGE  base image name (default localhost/debian:12); made with debootstrap from
-#                         the configured apt mirror when missing, since no image registry is needed
-#   PODMAN_RUNTIME        OCI runtime (default runc: crun refuses hybrid v1/v2 cgroup hosts)
+#   NODEAUDIT_BASE_IMAGE         a local Debian 12 image to build from instead of this script's own
+#                                (made with debootstrap from the configured apt mirror: no registry)
+#   NODEAUDIT_CONTAINER_CCACHE   a host folder the image's compile keeps its ccache in (made if missing)
+#   NODEAUDIT_EXPECT_CONTAINER=1 a reason to skip is a failure (CI, which installs podman and runc)
+#   PODMAN_RUNTIME               OCI runtime (default runc: crun refuses hybrid v1/v2 cgroup hosts)
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-base=${NODEAUDIT_BASE_IMAGE:-localhost/debian:12}
-image=localhost/nodeaudit:container-check
 runtime=${PODMAN_RUNTIME:-runc}
+label=io.nodeaudit.container-check  # on every image and container this script makes
+run_tag=$$
+image=localhost/nodeaudit-container-check:run-$run_tag
 keep_image=0
-[[ "${1:-}" == "--keep-image" ]] && keep_image=1
+case "${1:-}" in
+  --keep-image) keep_image=1 ;;
+  "") ;;
+  *) echo "container-check: unknown option '$1'; expected --keep-image" >&2; exit 2 ;;
+esac
 
-skip() { echo "container-check: SKIP: $*"; exit 77; }
-fail() { echo "container-check: FAIL: $*" >&2; exit 1; }
 started=$(date +%s)
 step() { echo "container-check: [$(($(date +%s) - started)) s] $*"; }
+fail() { echo "container-check: FAIL: $*" >&2; exit 1; }
+skip() {
+  [[ "${NODEAUDIT_EXPECT_CONTAINER:-}" == 1 ]] && fail "NODEAUDIT_EXPECT_CONTAINER=1, but: $*"
+  echo "container-check: SKIP: $*"
+  exit 77
+}
 
 command -v podman >/dev/null || skip "podman not installed (apt-get install podman runc debootstrap)"
 command -v "$runtime" >/dev/null || skip "OCI runtime $runtime not installed"
 command -v python3 >/dev/null || skip "python3 not installed (used to read the result JSON)"
+command -v flock >/dev/null || skip "flock not installed (util-linux)"
 
+# One check at a time on this machine: the clean-up removes the images this script built.
+exec 9<"$0"
+flock 9
+
+# shellcheck source=container-check-images.sh
+. "$repo/scripts/container-check-images.sh"
 work=$(mktemp -d /tmp/nodeaudit-container-check.XXXXXX)
-# The image goes first: podman needs the private containers.conf under $work. The build stage's
-# layers stay in podman's cache for the next run (`podman image prune` frees them).
-cleanup() {
-  [[ $keep_image -eq 1 ]] || podman rmi -f "$image" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # Podman's default ulimits are refused where the caller's hard limits are lower; keep the caller's.
 # A private containers.conf, so the machine's configuration is left alone.
@@ -46,38 +62,31 @@ default_ulimits = []
 runtime = "$runtime"
 EOF
 export CONTAINERS_CONF="$work/containers.conf"
-podman_run() { podman --runtime "$runtime" run --rm --ulimit host "$@"; }
+podman_run() { podman --runtime "$runtime" run --rm --label "$label.run=$run_tag" --ulimit host "$@"; }
 
-# The apt mirror this machine uses (deb822 URIs: or a one-line `deb URL bookworm` entry).
-apt_mirror() {
-  local url
-  url=$(grep -hsE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' | grep -m1 '/debian/\?$' || true)
-  [[ -z "$url" ]] && url=$(grep -hsE '^deb .*bookworm' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | awk '{print $2}' | grep -m1 '/debian/\?$' || true)
-  echo "${url:-http://deb.debian.org/debian}"
-}
-
-if ! podman image exists "$base"; then
-  command -v debootstrap >/dev/null || skip "base image $base missing and debootstrap not installed"
-  mirror=$(apt_mirror)
-  step "making base image $base with debootstrap from $mirror"
-  debootstrap --variant=minbase bookworm "$work/rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 ||
-    { tail -5 "$work/debootstrap.log"; fail "debootstrap bookworm from $mirror failed"; }
-  tar -C "$work/rootfs" -c . | podman import - "$base" >/dev/null
-  rm -rf "$work/rootfs"
-fi
-
-step "building $image from $base (compiles nodeaudit without CUDA)"
+ensure_base_image
 commit=$(git -C "$repo" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-podman build -f "$repo/Containerfile" --build-arg "BASE=$base" --build-arg "RUNTIME_BASE=$base" \
-  --build-arg "GIT_COMMIT=$commit" -t "$image" "$repo" >"$work/build.log" 2>&1 ||
+build_args=(-f "$repo/Containerfile" --build-arg "BASE=$base" --build-arg "RUNTIME_BASE=$base")
+if [[ -n "${NODEAUDIT_CONTAINER_CCACHE:-}" ]]; then
+  mkdir -p "$NODEAUDIT_CONTAINER_CCACHE"
+  [[ -e "$NODEAUDIT_CONTAINER_CCACHE/ccache.conf" ]] || echo "max_size = 2G" >"$NODEAUDIT_CONTAINER_CCACHE/ccache.conf"
+  build_args+=(--volume "$NODEAUDIT_CONTAINER_CCACHE:/ccache" --build-arg CCACHE_DIR=/ccache)
+fi
+note_containers
+step "build stage's packages: $deps_name (kept while scripts/install-deps.sh and the base stay the same)"
+build_labelled "${build_args[@]}" --target build-deps -t "$deps_name" "$repo" >"$work/build-deps.log" 2>&1 ||
+  { tail -30 "$work/build-deps.log"; fail "podman build --target build-deps failed (log above)"; }
+step "building $image (compiles nodeaudit without CUDA${NODEAUDIT_CONTAINER_CCACHE:+; object cache $NODEAUDIT_CONTAINER_CCACHE})"
+build_labelled "${build_args[@]}" --build-arg "GIT_COMMIT=$commit" -t "$image" "$repo" >"$work/build.log" 2>&1 ||
   { tail -30 "$work/build.log"; fail "podman build failed (log above)"; }
+grep -m1 -E '^ccache: ' "$work/build.log" || true
 step "image built: $(podman image inspect --format '{{.Size}}' "$image") bytes"
 
 mkdir -p "$work/data" "$work/results"
-step "audit: run --only 'host.*,storage.*' --level quick, data dir and results bind-mounted, io_uring allowed"
+step "audit: run --only 'host.*,storage.*' --level quick --rounds 1 (the container, not noise, is checked), data dir and results bind-mounted, io_uring allowed"
 set +e
 podman_run --security-opt seccomp=unconfined -v "$work/data:/data" -v "$work/results:/results" "$image" \
-  run --only 'host.*,storage.*' --level quick --data-dir /data --out /results/ >"$work/run.log" 2>&1
+  run --only 'host.*,storage.*' --level quick --rounds 1 --data-dir /data --out /results/ >"$work/run.log" 2>&1
 rc=$?
 set -e
 cat "$work/run.log"
@@ -92,11 +101,14 @@ assert c["detected"] is True, f"container not detected: {c}"
 assert c["runtime"] == "podman", f"runtime {c['runtime']!r}, expected podman"
 assert doc["env"]["data_dir"]["on_container_layer"] is False, "the bind-mounted data dir was taken for the overlay"
 probes = {p["id"]: p for p in doc["probes"]}
-for pid in ("host.config", "storage.read"):
+for pid in ("host.config", "storage.read", "host.dataloader"):
     assert pid in probes, f"{pid} missing from the run"
 bad = [f"{p['id']}: {p['status']} {p.get('reason', '')}" for p in probes.values() if p["status"] not in ("ok", "skipped")]
 assert not bad, "probes did not finish: " + "; ".join(bad)
 assert probes["storage.read"]["status"] == "ok", f"storage.read: {probes['storage.read']['status']} {probes['storage.read'].get('reason')}"
+# The image has no Python: the loader probe's default interpreter is missing, a skip with the reason.
+dl = probes["host.dataloader"]
+assert dl["status"] == "skipped" and "python3 is not on PATH" in dl.get("reason", ""), f"host.dataloader: {dl['status']} {dl.get('reason')}"
 print("container-check: result", sys.argv[1].split("/")[-1], "-", len(probes), "probes,",
       sum(p["status"] == "ok" for p in probes.values()), "ok; container", c["runtime"], "evidence:", "; ".join(c["evidence"]))
 EOF
