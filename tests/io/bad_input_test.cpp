@@ -28,10 +28,10 @@ TEST(StorageBadInput, DiskFullMidGenerationExitsTwoAndLeavesNothing) {
 
 TEST(StorageBadInput, FileSizeLimitMidGenerationExitsTwoAndLeavesNothing) {
   TempDir dir;
-  // SIGXFSZ ignored, so the write fails with EFBIG instead of killing the process; 4096 blocks
-  // is 2 or 4 MiB depending on the shell's unit, both well under the 16 MiB file.
+  // SIGXFSZ ignored, so the write fails with EFBIG instead of killing the process; 2 MiB is well
+  // under the 16 MiB file.
   const CliResult r = run_cli("probe storage.read --format json --size 16MiB --runtime 0.2s --data-dir " + dir.path,
-                              "trap '' XFSZ; ulimit -f 4096;");
+                              {.file_size_limit_bytes = 2ull << 20});
   expect_one_line_exit_two(r, "File too large");
   EXPECT_EQ(dir.entries(), 0u);
 }
