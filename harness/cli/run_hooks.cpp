@@ -89,8 +89,9 @@ std::map<std::string, std::string> probe_params_for(const ProbeSpec& spec, const
       texts["emulate-compute"] = target.model.name;
     } else {
       const auto rate = target.model.gemm_rate(extras.profile->model.dtype);  // present: check_target_serves
-      const double compute_s = extras.profile->samples_per_step_per_gpu() * extras.profile->flops_per_sample() /
-                               (rate->value * 1e12 * extras.profile->training.model_efficiency);
+      const score::Profile& profile = *extras.profile;
+      const double tflop_per_gpu = profile.samples_per_step_per_gpu() * profile.flops_per_sample() / 1e12;
+      const double compute_s = profile.compute_time_s(tflop_per_gpu, rate->value);
       texts["compute-time"] = fmt::format("{:.9f}s", compute_s);
       if (target.model.allreduce)
         texts["busbw"] = fmt::format("{}", target.model.allreduce->nearest(extras.profile->gradient_bytes()).busbw_gbps);
