@@ -11,17 +11,14 @@
 #include "../units.hpp"
 #include "../procfs.hpp"
 #include "../report/prometheus.hpp"
+#include "workload_options.hpp"
 
 namespace nodeaudit::cli {
 
 void add_run_extras(CLI::App& run, RunExtras& extras) {
   run.add_option("--price-per-hour", extras.price_per_hour, "Node price per hour, for the cost of one training run");
-  run.add_option("--target-gpus", extras.target_gpus,
-                 "Judge the host for these GPUs instead of its own: MODELxCOUNT (h100x8, h200x8, a100-80gbx4, l40sx4) "
-                 "or FILE.toml; GPU-side figures come from the GPU table, each labelled published measurement (another node) or datasheet peak");
-  run.add_option("--expect", extras.expect,
-                 "TOML file with an [expect] section: limits and expected values for grading GPU figures (needs "
-                 "--profile)");
+  add_target_gpus_option(run, extras.target_gpus);
+  add_expect_option(run, extras.expect);
   run.add_option("--python", extras.python,
                  "Python interpreter (with torch) for every probe that runs Python: host.dataloader, pipeline.step "
                  "--loader pytorch; default python3 on PATH");
