@@ -65,12 +65,10 @@ struct LoopDevice {
     std::filesystem::remove(image);
     std::ofstream(image).close();
     std::filesystem::resize_file(image, 16 << 20);
-    FILE* p = popen(("losetup -f --show -b 4096 " + image + " 2>&1").c_str(), "r");
-    std::array<char, 256> line{};
-    if (p && std::fgets(line.data(), line.size(), p)) device = line.data();
-    const int status = p ? pclose(p) : -1;
-    if (!device.empty() && device.back() == '\n') device.pop_back();
-    if (status != 0 || device.rfind("/dev/", 0) != 0) why = "losetup -b 4096: " + device, device.clear();
+    const proc::ProcessResult r =
+        proc::run_process({"losetup", "-f", "--show", "-b", "4096", image}, {.stderr_into_stdout = true});
+    device = r.out.substr(0, r.out.find('\n'));
+    if (r.exit_code != 0 || device.rfind("/dev/", 0) != 0) why = "losetup -b 4096: " + device, device.clear();
   }
   ~LoopDevice() {
     if (!device.empty()) (void)std::system(("losetup -d " + device).c_str());

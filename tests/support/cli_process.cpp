@@ -50,7 +50,7 @@ bool wait_for(pid_t pid, const Trigger& when, const std::string& out_path, const
 void prepare_child(const ChildSetup& setup, const std::string& out_path, const std::string& err_path) {
   const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   const int err = setup.stderr_into_stdout ? out : open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const int in = open("/dev/null", O_RDONLY);
+  const int in = open(setup.stdin_path.empty() ? "/dev/null" : setup.stdin_path.c_str(), O_RDONLY);
   dup2(in, 0), dup2(out, 1), dup2(err, 2);
   for (const auto& [name, value] : setup.environment) setenv(name.c_str(), value.c_str(), 1);
   if (setup.file_size_limit_bytes) {
@@ -75,7 +75,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ChildSetup
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
-    execv(args[0], args.data());
+    execvp(args[0], args.data());
     _exit(127);
   }
   ProcessResult r;

@@ -39,8 +39,10 @@ struct ChildSetup {
   // A file-size limit (RLIMIT_FSIZE) with SIGXFSZ ignored, so an over-long write fails with EFBIG
   // instead of killing the child: the full-disk path without filling a disk.
   std::optional<unsigned long long> file_size_limit_bytes;
+  std::string stdin_path;  // what the child reads; empty: /dev/null
 };
 
+// argv[0] is looked up on PATH when it has no '/' (as a shell would).
 ProcessResult run_process(const std::vector<std::string>& argv, std::optional<Trigger> trigger = std::nullopt);
 ProcessResult run_process(const std::vector<std::string>& argv, const ChildSetup& setup,
                           std::optional<Trigger> trigger = std::nullopt);
