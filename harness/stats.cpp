@@ -70,4 +70,14 @@ Summary summarize(std::span<const double> values) {
   return s;
 }
 
+int knee_workers(const std::vector<std::int64_t>& workers, const std::vector<double>& rates) {
+  const std::size_t n = std::min(workers.size(), rates.size());
+  double best_rate = 0;
+  for (std::size_t i = 0; i < n; ++i) best_rate = std::max(best_rate, rates[i]);
+  std::int64_t knee = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (rates[i] >= knee_share_of_best_rate * best_rate && (knee == 0 || workers[i] < knee)) knee = workers[i];
+  return static_cast<int>(knee);
+}
+
 }  // namespace nodeaudit

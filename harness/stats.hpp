@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -30,5 +31,13 @@ struct RankInterval {
   std::size_t lo, hi;
 };
 RankInterval median_ci95_ranks(std::size_t n);
+
+// The knee of a worker sweep, the one definition every probe uses: the fewest workers whose rate
+// reaches 90% of the best rate measured (`rates[i]` with `workers[i]`, in any order); 0 for none.
+// Chosen over "the count after which the next step gains under 10%" because it reads the whole
+// curve: a flat step before a big gain (1 -> 2 workers +5%, then 2 -> 4 workers +185%) does not
+// stop it at the flat step, and it does not depend on how far apart the swept counts are.
+inline constexpr double knee_share_of_best_rate = 0.9;
+int knee_workers(const std::vector<std::int64_t>& workers, const std::vector<double>& rates);
 
 }  // namespace nodeaudit

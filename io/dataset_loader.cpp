@@ -78,10 +78,4 @@ EpochResult run_epoch(const std::vector<std::unique_ptr<UringWorker>>& rings, in
   return out;
 }
 
-int knee_workers(const std::vector<std::int64_t>& workers, const std::vector<double>& rates, double min_gain) {
-  for (std::size_t i = 0; i + 1 < workers.size() && i + 1 < rates.size(); ++i)
-    if (rates[i + 1] < rates[i] * (1 + min_gain)) return static_cast<int>(workers[i]);
-  return workers.empty() ? 0 : static_cast<int>(workers[std::min(workers.size(), rates.size()) - 1]);
-}
-
 }  // namespace nodeaudit::io

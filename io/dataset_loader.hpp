@@ -35,8 +35,4 @@ struct EpochResult {
 EpochResult run_epoch(const std::vector<std::unique_ptr<UringWorker>>& rings, int workers, const EpochPlan& plan,
                       const LoopLimits& limits, std::vector<std::atomic<std::uint32_t>>* reads_per_sample);
 
-// Smallest worker count after which the next count gains less than `min_gain` (0.10 = 10%);
-// the last count when every step gains. `rates` are in the order of `workers`.
-int knee_workers(const std::vector<std::int64_t>& workers, const std::vector<double>& rates, double min_gain = 0.10);
-
 }  // namespace nodeaudit::io

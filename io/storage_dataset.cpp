@@ -8,7 +8,7 @@
 // once, so the rounds together write the set once and read every sample once per epoch.
 //   samples_per_s = samples completed / epoch wall time;  bandwidth = bytes read / time / 1e9
 //   latency_p50/p99 = per-sample time from submission of the open to completion of the close
-//   knee_workers  = the worker count after which adding workers gains < 10% samples/s
+//   knee_workers  = the fewest workers within 10% of the best samples/s (stats.hpp)
 // Pitfalls: buffered reads of a data set that fits in free RAM measure the page cache
 // (cache=page). O_DIRECT reads are rounded up to 4 KiB; a short read of the file's tail is
 // expected and the exact file size must come back. The exactly-once check runs on every epoch.

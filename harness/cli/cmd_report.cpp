@@ -11,6 +11,7 @@
 #include "../errors.hpp"
 #include "../result.hpp"
 #include "commands.hpp"
+#include "workload_options.hpp"
 #include "report/cli_args.hpp"
 #include "report/fleet_cli.hpp"
 #include "report/report_html.hpp"
@@ -127,12 +128,9 @@ void add_report_command(CLI::App& root, Action& action) {
       ->required();
   cmd->add_option("--name", o->names, "FILE=NAME: what to call a node (FILE is the path, file name or stem); repeatable");
   cmd->add_option("--price", o->prices, "NAME=PRICE: hourly price of a node, to cost one run (needs --profile); repeatable");
-  cmd->add_option("--profile", o->profile, "Workload profile NAME or FILE.toml to assess each node for");
-  cmd->add_option("--target-gpus", o->target_gpus,
-                  "Assess every node for these GPUs (MODELxCOUNT or FILE.toml) instead of its own; GPU-side figures "
-                  "from the GPU table, each labelled published measurement (another node) or datasheet peak");
-  cmd->add_option("--expect", o->expect,
-                  "TOML file with an [expect] section: grading limits and expected values (needs --profile)");
+  add_profile_option(*cmd, o->profile);
+  add_target_gpus_option(*cmd, o->target_gpus);
+  add_expect_option(*cmd, o->expect);
   cmd->add_option("--md", o->md, "Write the Markdown report to FILE (must not exist)");
   cmd->add_option("--html", o->html, "Write a self-contained HTML report with SVG charts to FILE (must not exist)");
   cmd->add_flag("--redact", o->redact, "Remove hostnames, serial numbers, UUIDs, PCI bus ids and command lines");

@@ -22,6 +22,7 @@
 #include "../slurm_step.hpp"
 #include "../table.hpp"
 #include "commands.hpp"
+#include "workload_options.hpp"
 #include "common.hpp"
 #include "run_hooks.hpp"
 
@@ -283,7 +284,7 @@ void add_run_command(CLI::App& root, Action& action) {
   CLI::App* run = root.add_subcommand("run", "Run the audit: every built probe (or --only), isolated, into one result file");
   auto inv = std::make_shared<RunInvocation>();
   add_common_options(*run, inv->common);
-  run->add_option("--profile", inv->common.profile, "Workload profile NAME or FILE to plan and score for");
+  add_profile_option(*run, inv->common.profile);
   run->add_option("--only", inv->only, "Comma-separated probe ids or globs to run, e.g. 'gpu.*,storage.read'");
   run->add_option("--skip", inv->skip, "Comma-separated probe ids or globs to leave out");
   run->add_option("--telemetry-out", inv->telemetry_out, "Also keep the telemetry series as CSV in this file");

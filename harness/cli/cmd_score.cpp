@@ -10,6 +10,7 @@
 #include "../result.hpp"
 #include "../score/score.hpp"
 #include "commands.hpp"
+#include "workload_options.hpp"
 
 namespace nodeaudit::cli {
 
@@ -74,18 +75,13 @@ void add_score_command(CLI::App& root, Action& action) {
       root.add_subcommand("score", "Score a stored result for a workload profile: bottleneck, verdict, cost");
   auto o = std::make_shared<ScoreOptions>();
   cmd->add_option("result", o->result_path, "Result file (nodeaudit.result/1 JSON)")->required();
-  cmd->add_option("--profile", o->profile, "Workload profile NAME (see `nodeaudit profiles list`) or FILE.toml")
-      ->required();
+  add_profile_option(*cmd, o->profile)->required();
   cmd->add_option("--price-per-hour", o->price_per_hour, "Hourly price of the node, to cost one target run");
   cmd->add_option("--storage-cost", o->storage_cost, "Storage cost per run (same currency)");
   cmd->add_option("--transfer-cost", o->transfer_cost, "Data transfer cost per run");
   cmd->add_option("--ops-cost", o->ops_cost, "Operations cost per run");
-  cmd->add_option("--target-gpus", o->target_gpus,
-                  "Judge for these GPUs instead of the result's own: MODELxCOUNT (h100x8, a100-80gbx4) or FILE.toml; "
-                  "GPU-side figures from the GPU table, each labelled published measurement (another node) or datasheet peak");
-  cmd->add_option("--expect", o->expect,
-                  "TOML file with an [expect] section: limits and expected values for grading GPU figures, over the "
-                  "profile's own and the built-in table's");
+  add_target_gpus_option(*cmd, o->target_gpus);
+  add_expect_option(*cmd, o->expect);
   cmd->add_option("--format", o->format, "table or json")->capture_default_str();
   cmd->add_option("--out", o->out, "Also write the result document with this assessment to FILE (must not exist)");
   cmd->callback([&action, o] { action = [o] { return run_score(*o); }; });

@@ -11,17 +11,14 @@
 #include "../units.hpp"
 #include "../procfs.hpp"
 #include "../report/prometheus.hpp"
+#include "workload_options.hpp"
 
 namespace nodeaudit::cli {
 
 void add_run_extras(CLI::App& run, RunExtras& extras) {
   run.add_option("--price-per-hour", extras.price_per_hour, "Node price per hour, for the cost of one training run");
-  run.add_option("--target-gpus", extras.target_gpus,
-                 "Judge the host for these GPUs instead of its own: MODELxCOUNT (h100x8, h200x8, a100-80gbx4, l40sx4) "
-                 "or FILE.toml; GPU-side figures come from the GPU table, each labelled published measurement (another node) or datasheet peak");
-  run.add_option("--expect", extras.expect,
-                 "TOML file with an [expect] section: limits and expected values for grading GPU figures (needs "
-                 "--profile)");
+  add_target_gpus_option(run, extras.target_gpus);
+  add_expect_option(run, extras.expect);
   run.add_option("--python", extras.python,
                  "Python interpreter (with torch) for every probe that runs Python: host.dataloader, pipeline.step "
                  "--loader pytorch; default python3 on PATH");
@@ -89,8 +86,9 @@ std::map<std::string, std::string> probe_params_for(const ProbeSpec& spec, const
       texts["emulate-compute"] = target.model.name;
     } else {
       const auto rate = target.model.gemm_rate(extras.profile->model.dtype);  // present: check_target_serves
-      const double compute_s = extras.profile->samples_per_step_per_gpu() * extras.profile->flops_per_sample() /
-                               (rate->value * 1e12 * extras.profile->training.model_efficiency);
+      const score::Profile& profile = *extras.profile;
+      const double tflop_per_gpu = profile.samples_per_step_per_gpu() * profile.flops_per_sample() / 1e12;
+      const double compute_s = profile.compute_time_s(tflop_per_gpu, rate->value);
       texts["compute-time"] = fmt::format("{:.9f}s", compute_s);
       if (target.model.allreduce)
         texts["busbw"] = fmt::format("{}", target.model.allreduce->nearest(extras.profile->gradient_bytes()).busbw_gbps);

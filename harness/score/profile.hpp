@@ -95,6 +95,10 @@ struct Profile {
 
   double flops_per_sample() const;  // given, else tokens x factor x parameters
   int samples_per_step_per_gpu() const { return training.micro_batch_per_gpu * training.gradient_accumulation; }
+  // The compute time formula, written once for the scorer's compute stage, run's --target-gpus FILE
+  // and pipeline.step's emulated compute: `tflop` of one step on one GPU over the GEMM rate the
+  // profile's model reaches (model_efficiency of `gemm_tflops`).
+  double compute_time_s(double tflop, double gemm_tflops) const { return tflop / (gemm_tflops * training.model_efficiency); }
   double dtype_bytes() const;
   double model_state_bytes() const;  // frozen weights + trainable state, whole model
   double gradient_bytes() const;     // what one gradient all-reduce moves

@@ -52,7 +52,7 @@ Stage compute_stage(const Profile& profile, const json& result, const StepShape&
   stage.capacity = gemm->value;
   stage.capacity_metric = gemm->source;
   stage.datasheet = gemm->datasheet;
-  stage.time_s = stage.demand / (gemm->value * profile.training.model_efficiency);
+  stage.time_s = profile.compute_time_s(stage.demand, gemm->value);
   stage.note = fmt::format("at {:.0f}% model efficiency: {:.1f} TFLOP/s achieved",
                            profile.training.model_efficiency * 100, gemm->value * profile.training.model_efficiency);
   return stage;

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "stats.hpp"
+
 namespace nodeaudit::dataloader {
 namespace {
 
@@ -165,13 +167,11 @@ std::optional<std::string> parse_worker_list(const std::string& text, std::vecto
   return std::nullopt;
 }
 
-int knee_workers(const std::vector<LoaderPoint>& points, double fraction) {
-  double best = 0;
-  for (const LoaderPoint& p : points) best = std::max(best, p.samples_per_s());
-  int knee = 0;
-  for (const LoaderPoint& p : points)
-    if (p.samples_per_s() >= fraction * best && (knee == 0 || p.workers < knee)) knee = p.workers;
-  return knee;
+int knee_workers(const std::vector<LoaderPoint>& points) {
+  std::vector<std::int64_t> workers;
+  std::vector<double> rates;
+  for (const LoaderPoint& p : points) workers.push_back(p.workers), rates.push_back(p.samples_per_s());
+  return nodeaudit::knee_workers(workers, rates);
 }
 
 }  // namespace nodeaudit::dataloader

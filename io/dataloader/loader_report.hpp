@@ -72,8 +72,8 @@ WorkerPlan plan_workers(const std::vector<int>& asked, int cpus);
 // "1,2,4" -> {1, 2, 4}, or an error naming the bad entry (not a whole number, outside 1..1024).
 std::optional<std::string> parse_worker_list(const std::string& text, std::vector<int>& counts);
 
-// The fewest workers reaching `fraction` of the best samples/s among `points` (one decoder's);
-// 0 when there are none.
-int knee_workers(const std::vector<LoaderPoint>& points, double fraction = 0.9);
+// The knee (stats.hpp's knee_workers: the fewest workers within 10% of the best samples/s) among
+// `points` (one decoder's); 0 when there are none.
+int knee_workers(const std::vector<LoaderPoint>& points);
 
 }  // namespace nodeaudit::dataloader

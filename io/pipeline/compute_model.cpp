@@ -21,8 +21,7 @@ ComputeDemand derive_compute(const score::Profile& profile, int samples_per_step
     return demand;
   }
   demand.flops_per_step = samples_per_step * profile.flops_per_sample();
-  const double achieved_tflops = rate->value * profile.training.model_efficiency;
-  demand.compute_s = demand.flops_per_step / (achieved_tflops * 1e12);
+  demand.compute_s = profile.compute_time_s(demand.flops_per_step / 1e12, rate->value);
   demand.source = fmt::format("{:.3g} FLOP per step / ({:.4g} TFLOP/s {} {} GEMM x {:.2f} model efficiency; {})",
                               demand.flops_per_step, rate->value, gpu.name, dtype, profile.training.model_efficiency,
                               rate->label());

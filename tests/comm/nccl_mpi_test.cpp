@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_expect.hpp"
 #include "mpi_launch.hpp"
 
 using namespace nodeaudit::comm;
@@ -27,13 +28,7 @@ bool have_mpirun() { return std::system("command -v mpirun >/dev/null 2>&1") == 
 
 // Whether this build has the NCCL probes (`nodeaudit list` says "built" or "not built (...)").
 bool nccl_built() {
-  const std::string command = std::string(NODEAUDIT_BINARY) + " list 2>/dev/null";
-  std::FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return false;
-  std::string text;
-  char chunk[4096];
-  while (std::size_t n = std::fread(chunk, 1, sizeof chunk, pipe)) text.append(chunk, n);
-  pclose(pipe);
+  const std::string text = nodeaudit::proc::run_nodeaudit({"list"}).out;
   const auto at = text.find("comm.allreduce");
   return at != std::string::npos && text.compare(text.find_first_not_of(' ', at + 14), 5, "built") == 0;
 }

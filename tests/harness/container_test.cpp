@@ -9,12 +9,13 @@
 #include <gtest/gtest.h>
 
 #include "container.hpp"
+#include "fixtures.hpp"
 
 namespace nodeaudit {
 namespace {
 
 ContainerPaths fixture(const std::string& name) {
-  const std::string dir = std::string(NODEAUDIT_FIXTURES) + "/container/" + name + "/";
+  const std::string dir = test_files::fixture("container/" + name + "/");
   ContainerPaths p;
   p.dockerenv = dir + "dockerenv";
   p.containerenv = dir + "run/.containerenv";

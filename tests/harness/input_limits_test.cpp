@@ -7,7 +7,7 @@
 #include <regex>
 
 #include "cli_expect.hpp"
-#include "cli_test_files.hpp"
+#include "fixtures.hpp"
 
 namespace nodeaudit {
 namespace {

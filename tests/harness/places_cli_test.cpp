@@ -2,7 +2,7 @@
 // a file, report DIR without --fleet, watch --duration shorter than the default interval, and a bad
 // --data-dir under run, refused before the first probe with the line `probe` gives.
 #include "cli_expect.hpp"
-#include "cli_test_files.hpp"
+#include "fixtures.hpp"
 
 namespace nodeaudit {
 namespace {

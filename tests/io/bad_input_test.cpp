@@ -28,10 +28,10 @@ TEST(StorageBadInput, DiskFullMidGenerationExitsTwoAndLeavesNothing) {
 
 TEST(StorageBadInput, FileSizeLimitMidGenerationExitsTwoAndLeavesNothing) {
   TempDir dir;
-  // SIGXFSZ ignored, so the write fails with EFBIG instead of killing the process; 4096 blocks
-  // is 2 or 4 MiB depending on the shell's unit, both well under the 16 MiB file.
+  // SIGXFSZ ignored, so the write fails with EFBIG instead of killing the process; 2 MiB is well
+  // under the 16 MiB file.
   const CliResult r = run_cli("probe storage.read --format json --size 16MiB --runtime 0.2s --data-dir " + dir.path,
-                              "trap '' XFSZ; ulimit -f 4096;");
+                              {.file_size_limit_bytes = 2ull << 20});
   expect_one_line_exit_two(r, "File too large");
   EXPECT_EQ(dir.entries(), 0u);
 }
@@ -65,12 +65,10 @@ struct LoopDevice {
     std::filesystem::remove(image);
     std::ofstream(image).close();
     std::filesystem::resize_file(image, 16 << 20);
-    FILE* p = popen(("losetup -f --show -b 4096 " + image + " 2>&1").c_str(), "r");
-    std::array<char, 256> line{};
-    if (p && std::fgets(line.data(), line.size(), p)) device = line.data();
-    const int status = p ? pclose(p) : -1;
-    if (!device.empty() && device.back() == '\n') device.pop_back();
-    if (status != 0 || device.rfind("/dev/", 0) != 0) why = "losetup -b 4096: " + device, device.clear();
+    const proc::ProcessResult r =
+        proc::run_process({"losetup", "-f", "--show", "-b", "4096", image}, {.stderr_into_stdout = true});
+    device = r.out.substr(0, r.out.find('\n'));
+    if (r.exit_code != 0 || device.rfind("/dev/", 0) != 0) why = "losetup -b 4096: " + device, device.clear();
   }
   ~LoopDevice() {
     if (!device.empty()) (void)std::system(("losetup -d " + device).c_str());

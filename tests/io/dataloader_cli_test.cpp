@@ -122,7 +122,7 @@ TEST(DataLoaderCli, AGarbageReportOrADyingLoaderFailsWithTheReasonKeepingEarlier
   const std::string dies = write_script(dir, "dies.py", loader + point + "out.flush()\nsys.stderr.write('worker crashed: boom\\n')\nsys.exit(3)\n");
   const std::string args = " probe host.dataloader --format json --python python3 --workers 1 --batch 4 --files 16 --data-dir " + data.path;
 
-  const CliResult g = run_cli(args, "NODEAUDIT_LOADER_SCRIPT=" + garbage);
+  const CliResult g = run_cli(args, {.environment = {{"NODEAUDIT_LOADER_SCRIPT", garbage}}});
   EXPECT_EQ(g.exit_code, 1) << g.out;
   const nlohmann::json ge = probe_entry(g);
   EXPECT_EQ(ge["status"], "failed") << ge.dump(1);
@@ -130,7 +130,7 @@ TEST(DataLoaderCli, AGarbageReportOrADyingLoaderFailsWithTheReasonKeepingEarlier
   EXPECT_NE(ge.value("reason", "").find("hello from a print"), std::string::npos) << ge.dump(1);
   EXPECT_TRUE(metric(ge, "samples_per_s", "pil", "1")) << "the point before the bad line is kept";
 
-  const CliResult d = run_cli(args, "NODEAUDIT_LOADER_SCRIPT=" + dies);
+  const CliResult d = run_cli(args, {.environment = {{"NODEAUDIT_LOADER_SCRIPT", dies}}});
   EXPECT_EQ(d.exit_code, 1) << d.out;
   const nlohmann::json de = probe_entry(d);
   EXPECT_EQ(de["status"], "failed") << de.dump(1);
@@ -141,7 +141,7 @@ TEST(DataLoaderCli, AGarbageReportOrADyingLoaderFailsWithTheReasonKeepingEarlier
   // A script that says nothing, not even to the preflight: failed, naming the command.
   const std::string silent = dir.path + "/silent.py";
   std::ofstream(silent) << "import sys\nsys.exit(0)\n";
-  const CliResult s = run_cli(args, "NODEAUDIT_LOADER_SCRIPT=" + silent);
+  const CliResult s = run_cli(args, {.environment = {{"NODEAUDIT_LOADER_SCRIPT", silent}}});
   EXPECT_EQ(s.exit_code, 1) << s.out;
   EXPECT_NE(probe_entry(s).value("reason", "").find("silent.py --check) reported nothing"), std::string::npos) << s.out;
   EXPECT_EQ(data.entries(), 0u);

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "dataset_loader.hpp"
+#include "stats.hpp"
 #include "io_test_util.hpp"
 #include "pattern.hpp"
 #include "read_sources.hpp"
@@ -133,10 +134,12 @@ TEST(DatasetLoader, MissingSampleFileIsReportedByName) {
   EXPECT_NE(r.error.find("No such file"), std::string::npos) << r.error;
 }
 
-TEST(DatasetLoader, KneeIsWhereGainDropsBelowTenPercent) {
-  EXPECT_EQ(knee_workers({1, 2, 4, 8, 16}, {100, 190, 300, 320, 330}), 4);
-  EXPECT_EQ(knee_workers({1, 2, 4}, {100, 105, 300}), 1);
+TEST(DatasetLoader, KneeIsTheFewestWorkersWithinTenPercentOfTheBestRate) {
+  EXPECT_EQ(knee_workers({1, 2, 4, 8, 16}, {100, 190, 300, 320, 330}), 4);  // 300 >= 0.9 x 330
+  EXPECT_EQ(knee_workers({1, 2, 4}, {100, 105, 300}), 4);  // a flat first step does not hide the gain after it
   EXPECT_EQ(knee_workers({1, 2, 4}, {100, 200, 400}), 4);
+  EXPECT_EQ(knee_workers({4, 1, 2}, {300, 100, 280}), 2);  // any order; 280 >= 0.9 x 300
+  EXPECT_EQ(knee_workers({}, {}), 0);
 }
 
 TEST(Pattern, UnalignedRangesAgreeWithAlignedFill) {

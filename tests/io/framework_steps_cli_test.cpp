@@ -102,7 +102,7 @@ TEST(PipelineFrameworkLoader, AGarbageStepLineFailsNamingItAndKeepsTheStepsBefor
                         << "out.write('Traceback (most recent call last):\\n')\n";
   const CliResult r = run_cli("probe pipeline.step --format json --loader pytorch --python python3 --emulate-compute h100 "
                               "--steps 5 --batch-size 4 --samples 16 --decode none --sample-size 4KiB --data-dir " + data.path,
-                              "NODEAUDIT_LOADER_SCRIPT=" + script);
+                              {.environment = {{"NODEAUDIT_LOADER_SCRIPT", script}}});
   EXPECT_EQ(r.exit_code, 1) << r.out;
   const nlohmann::json e = probe_entry(r);
   EXPECT_EQ(e["status"], "failed") << e.dump(1);

@@ -1,5 +1,5 @@
-// Helpers for the io tests: a temporary directory removed at the end, a ring or a skip, the CLI
-// run through a shell, and a scratch file system mounted for one test (root only).
+// Helpers for the io tests: a temporary directory removed at the end, a ring or a skip, the CLI's
+// output as one stream, and a scratch file system mounted for one test (root only).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../uring_gate.hpp"
+#include "cli_expect.hpp"
 #include "generated_data.hpp"
 #include "uring_engine.hpp"
 
@@ -76,21 +77,10 @@ struct ScratchMount {
   ::nodeaudit::io::test::ScratchMount var(__VA_ARGS__); \
   if (!var.ok()) GTEST_SKIP() << var.why
 
-struct CliResult {
-  int exit_code = -1;
-  std::string out;
-};
-
-// Runs `shell_prefix` then the nodeaudit binary with `args` through /bin/sh, stdout and stderr
-// together. The prefix may set limits for the run ("ulimit -f 4096;").
-inline CliResult run_cli(const std::string& args, const std::string& shell_prefix = "") {
-  CliResult r;
-  FILE* pipe = popen((shell_prefix + " " + std::string(NODEAUDIT_BINARY) + " " + args + " 2>&1").c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), pipe)) r.out += buf.data();
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+// The CLI with stdout and stderr as one stream in `out` (tests/support/cli_expect.hpp runs it).
+using CliResult = proc::ProcessResult;
+inline CliResult run_cli(const std::string& args, const proc::ChildSetup& setup = {}) {
+  return proc::run_nodeaudit_merged(args, setup);
 }
 
 // Bad input: exit 2 and one line, "nodeaudit: ..." containing `needle`.

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <thread>
 
-#include "../harness/cli_process.hpp"
+#include "cli_process.hpp"
 #include "io_test_util.hpp"
 #include "owned_dir.hpp"
 

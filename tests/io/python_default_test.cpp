@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../harness/cli_process.hpp"
+#include "cli_process.hpp"
 
 namespace nodeaudit {
 namespace {

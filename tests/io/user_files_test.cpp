@@ -21,12 +21,7 @@ using test::TempDir;
 namespace fs = std::filesystem;
 
 std::string sha256_of(const std::string& path) {
-  FILE* pipe = popen(("sha256sum '" + path + "'").c_str(), "r");
-  std::array<char, 256> buf{};
-  std::string out;
-  while (std::fgets(buf.data(), buf.size(), pipe)) out += buf.data();
-  pclose(pipe);
-  return out.substr(0, 64);
+  return proc::run_process({"sha256sum", path}).out.substr(0, 64);
 }
 
 void write_text(const fs::path& path, const std::string& text) {

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../harness/cli_expect.hpp"
+#include "cli_expect.hpp"
 #include "../uring_gate.hpp"
 
 namespace nodeaudit {

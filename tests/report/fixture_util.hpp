@@ -1,30 +1,25 @@
 // Loading the recorded fixtures the report tests use, and golden-file comparison.
 #pragma once
 
+#include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "fixtures.hpp"
 #include "result.hpp"
 
 namespace nodeaudit::test {
 
-inline std::string compare_fixture(const std::string& name) { return std::string(NODEAUDIT_FIXTURES) + "/compare/" + name; }
-inline std::string results_fixture(const std::string& name) { return std::string(NODEAUDIT_FIXTURES) + "/results/" + name; }
+using test_files::read_text;
+inline std::string compare_fixture(const std::string& name) { return test_files::fixture("compare/" + name); }
+inline std::string results_fixture(const std::string& name) { return test_files::fixture("results/" + name); }
 inline nlohmann::json load_compare(const std::string& name) { return load_result_file(compare_fixture(name)); }
-
-inline std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 // Compares with tests/fixtures/report/<name>; NODEAUDIT_UPDATE_GOLDEN=1 rewrites the file instead.
 inline void expect_matches_golden(const std::string& actual, const std::string& name) {
-  const std::string path = std::string(NODEAUDIT_FIXTURES) + "/report/" + name;
+  const std::string path = test_files::fixture("report/" + name);
   if (std::getenv("NODEAUDIT_UPDATE_GOLDEN")) {
     std::ofstream(path) << actual;
     return;

@@ -35,15 +35,9 @@ struct Lint {
 };
 
 Lint promtool_check(const std::string& path) {
-  const std::string command = std::string(promtool_path()) + " check metrics < '" + path + "' 2>&1";
-  Lint lint;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return lint;
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe)) lint.output += buffer.data();
-  const int status = pclose(pipe);
-  lint.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return lint;
+  const proc::ProcessResult r = proc::run_process({promtool_path(), "check", "metrics"},
+                                                  {.stderr_into_stdout = true, .stdin_path = path});
+  return {r.exit_code, r.out};
 }
 
 void expect_promtool_accepts(const std::string& text, const std::string& what) {

@@ -14,6 +14,7 @@
 
 #include <fstream>
 
+#include "fixtures.hpp"
 #include "harness/score/score.hpp"
 
 namespace ns = nodeaudit::score;
@@ -21,10 +22,7 @@ using nlohmann::json;
 
 namespace {
 
-json load_fixture(const std::string& name) {
-  std::ifstream in(std::string(NODEAUDIT_FIXTURES) + "/results/" + name + ".json");
-  return json::parse(in);
-}
+json load_fixture(const std::string& name) { return nodeaudit::test_files::fixture_json("results/" + name + ".json"); }
 
 const ns::Profile& test_profile() {
   static const ns::Profile profile = ns::load_profile(std::string(NODEAUDIT_FIXTURES) + "/profiles/balance-test.toml");
@@ -262,8 +260,7 @@ namespace {
 // A run inside a container limited to 4 CPUs and 64 GB: the host's 64 cores and 1 TB are not what
 // the training job gets, and the rules say whose figures they judged.
 TEST(AssessContainer, CoresAndRamAreTheContainersLimitsWhenRecorded) {
-  std::ifstream in(std::string(NODEAUDIT_FIXTURES) + "/results/balanced.json");
-  nlohmann::json result = nlohmann::json::parse(in);
+  nlohmann::json result = test_files::fixture_json("results/balanced.json");
   result["env"]["container"] = {{"detected", true}, {"usable_cores", 4}, {"usable_ram_bytes", 64e9}};
   const Profile profile = load_profile(std::string(NODEAUDIT_FIXTURES) + "/profiles/balance-test.toml");
   const nlohmann::json a = assess(profile, result, CostOptions{});
@@ -333,8 +330,7 @@ TEST(AssessLoader, ANativeLoaderProfileUsesTheNativeDecoderWithoutTheLabel) {
 }
 
 TEST(AssessLoader, AnUnknownLoaderNameIsRefusedNamingTheAcceptedOnes) {
-  std::ifstream in(std::string(NODEAUDIT_FIXTURES) + "/profiles/balance-test.toml");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text = nodeaudit::test_files::fixture_text("profiles/balance-test.toml");
   const auto data = text.find("[data]\n");
   ASSERT_NE(data, std::string::npos);
   text.insert(data + 7, "loader = \"jax\"\n");

@@ -4,25 +4,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "cli_expect.hpp"
+
 namespace {
 
+// `nodeaudit score ARGS` with the shipped profiles' folder: stdout and stderr together, and the exit code.
 std::string run_score(const std::string& args, int& exit_code) {
-  const std::string command = "NODEAUDIT_PROFILE_DIR=" NODEAUDIT_PROFILES " " NODEAUDIT_BINARY " score " + args + " 2>&1";
-  std::string output;
-  FILE* pipe = popen(command.c_str(), "r");
-  std::array<char, 4096> buffer{};
-  while (pipe && std::fgets(buffer.data(), buffer.size(), pipe)) output += buffer.data();
-  const int status = pipe ? pclose(pipe) : -1;
-  exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return output;
+  const auto r = nodeaudit::proc::run_nodeaudit_merged(
+      "score " + args, {.environment = {{"NODEAUDIT_PROFILE_DIR", NODEAUDIT_PROFILES}}});
+  exit_code = r.exit_code;
+  return r.out;
 }
 
 nlohmann::json write_bandwidth_metric(const std::string& shards, double gbps) {

@@ -6,13 +6,13 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
+#include "fixtures.hpp"
 #include "harness/errors.hpp"
 #include "harness/score/expected.hpp"
 #include "harness/score/score.hpp"
@@ -22,17 +22,9 @@ namespace {
 
 using nlohmann::json;
 
-json fixture(const std::string& name) {
-  std::ifstream in(std::string(NODEAUDIT_FIXTURES) + "/results/" + name);
-  return json::parse(in);
-}
+json fixture(const std::string& name) { return test_files::fixture_json("results/" + name); }
 
-std::string balance_test_text() {
-  std::ifstream in(std::string(NODEAUDIT_FIXTURES) + "/profiles/balance-test.toml");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string balance_test_text() { return test_files::fixture_text("profiles/balance-test.toml"); }
 
 // balance-test.toml with an [expect] section appended.
 Profile profile_with(const std::string& expect_toml) {

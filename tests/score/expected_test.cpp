@@ -3,11 +3,11 @@
 // pinned host-to-device 31% below nvbandwidth's 51 GB/s (FAIL past 25%), the rest at or above.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "fixtures.hpp"
 #include "harness/score/expected.hpp"
 #include "harness/score/score.hpp"
 
@@ -16,10 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-json fixture(const std::string& name) {
-  std::ifstream in(std::string(NODEAUDIT_FIXTURES) + "/results/" + name);
-  return json::parse(in);
-}
+json fixture(const std::string& name) { return test_files::fixture_json("results/" + name); }
 
 const Profile& balance_test() {
   static const Profile profile = load_profile(std::string(NODEAUDIT_FIXTURES) + "/profiles/balance-test.toml");

@@ -3,11 +3,11 @@
 // labelled datasheet (not measured), the host side as measured.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "fixtures.hpp"
 #include "harness/errors.hpp"
 #include "harness/score/score.hpp"
 
@@ -16,10 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-json fixture(const std::string& name) {
-  std::ifstream in(std::string(NODEAUDIT_FIXTURES) + "/results/" + name);
-  return json::parse(in);
-}
+json fixture(const std::string& name) { return test_files::fixture_json("results/" + name); }
 
 std::string usage_error_of(const std::function<void()>& body) {
   try {

@@ -2,9 +2,8 @@
 // with the evidence, and the others stay quiet.
 #include <gtest/gtest.h>
 
-#include <fstream>
-
 #include "classify.hpp"
+#include "fixtures.hpp"
 #include "result.hpp"
 #include "watch_document.hpp"
 
@@ -14,10 +13,7 @@ using namespace nodeaudit::watch;
 namespace {
 
 WatchSeries load_fixture(const std::string& name) {
-  const std::string path = std::string(NODEAUDIT_FIXTURES) + "/watch/" + name;
-  std::ifstream in(path);
-  EXPECT_TRUE(in.good()) << path;
-  return series_from_json(nlohmann::json::parse(in), path);
+  return series_from_json(test_files::fixture_json("watch/" + name), test_files::fixture("watch/" + name));
 }
 
 std::vector<std::string> warning_codes(const Diagnosis& d) {

@@ -9,7 +9,7 @@
 
 #include <filesystem>
 
-#include "../harness/cli_process.hpp"
+#include "cli_process.hpp"
 #include "result.hpp"
 
 namespace fs = std::filesystem;

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../../harness/cli_expect.hpp"
+#include "cli_expect.hpp"
 #include "gpu_absence.hpp"
 #include "gpu_presence.hpp"
 

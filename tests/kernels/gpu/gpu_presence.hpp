@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../../harness/cli_expect.hpp"
+#include "cli_expect.hpp"
 
 namespace nodeaudit {
 

@@ -3,8 +3,6 @@
 
 #include <sched.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <set>
@@ -12,25 +10,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_expect.hpp"
+
 namespace {
 
-struct ProcessResult {
-  int exit_code = -1;
-  std::string out;
-};
+using nodeaudit::proc::ProcessResult;
 
-// Runs the CLI; stderr is dropped unless `with_stderr` (JSON on stdout must stay parseable).
+// The CLI; `out` is stdout alone (JSON must stay parseable) unless `with_stderr` puts both in it.
 ProcessResult run(const std::string& args, bool with_stderr = false) {
-  ProcessResult r;
-  const std::string command = std::string(NODEAUDIT_BINARY) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return with_stderr ? nodeaudit::proc::run_nodeaudit_merged(args) : nodeaudit::proc::run_nodeaudit_line(args);
 }
 
 int allowed_cpu_count() {

@@ -2,23 +2,17 @@
 // final values (the probe fails on a wrong element), and say in info what they used.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "cli_expect.hpp"
+
 namespace {
 
 nlohmann::json probe_json(const std::string& args) {
-  const std::string command = std::string(NODEAUDIT_BINARY) + " probe host.memory-bandwidth --format json " + args;
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while (pipe && (n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
-  if (pipe) pclose(pipe);
-  return nlohmann::json::parse(out)["probes"][0];
+  const auto r = nodeaudit::proc::run_nodeaudit_line("probe host.memory-bandwidth --format json " + args);
+  return nodeaudit::proc::json_output(r)["probes"][0];
 }
 
 TEST(MemoryBandwidthCli, StreamingStoresOnHugePagesByDefaultAndSaidSo) {

@@ -1,10 +1,16 @@
-// Files for the CLI tests: a fixture's path and text, and a temporary directory removed at the end.
+// The one fixture loader: recorded inputs under tests/fixtures by their path there ("results/
+// balanced.json"), as a path, text or JSON; and a temporary directory removed at the end. A fixture
+// that cannot be read is a test failure naming it, never an empty input the test then passes on.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "cli_process.hpp"
 
@@ -19,6 +25,19 @@ inline std::string read_text(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+inline std::string fixture_text(const std::string& name) {
+  const std::string path = fixture(name);
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << "cannot read fixture " << path;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline nlohmann::json fixture_json(const std::string& name) {
+  return nlohmann::json::parse(fixture_text(name));
 }
 
 struct TempDir {

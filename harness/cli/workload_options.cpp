@@ -1,0 +1,24 @@
+#include "workload_options.hpp"
+
+namespace nodeaudit::cli {
+
+CLI::Option* add_profile_option(CLI::App& command, std::string& profile) {
+  return command.add_option("--profile", profile,
+                            "Workload profile NAME (see `nodeaudit profiles list`) or FILE.toml to judge the node for");
+}
+
+CLI::Option* add_target_gpus_option(CLI::App& command, std::string& target_gpus) {
+  return command.add_option(
+      "--target-gpus", target_gpus,
+      "Judge for these GPUs instead of the node's own: MODELxCOUNT (h100x8, h200x8, a100-80gbx4, l40sx4) or "
+      "FILE.toml (needs --profile); GPU-side figures come from the GPU table, each labelled published measurement "
+      "(another node) or datasheet peak");
+}
+
+CLI::Option* add_expect_option(CLI::App& command, std::string& expect) {
+  return command.add_option("--expect", expect,
+                            "TOML file with an [expect] section: limits and expected values for grading GPU figures, "
+                            "over the profile's own and the built-in table's (needs --profile)");
+}
+
+}  // namespace nodeaudit::cli

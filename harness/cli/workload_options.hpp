@@ -1,0 +1,16 @@
+// The options that say what workload, and which GPUs, a node is judged for: declared once here with
+// one help text each, and added to every command that judges (run, score, report), so the three
+// say the same thing the same way.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace nodeaudit::cli {
+
+CLI::Option* add_profile_option(CLI::App& command, std::string& profile);
+CLI::Option* add_target_gpus_option(CLI::App& command, std::string& target_gpus);
+CLI::Option* add_expect_option(CLI::App& command, std::string& expect);
+
+}  // namespace nodeaudit::cli
