@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../harness/cli_process.hpp"
+#include "cli_process.hpp"
 #include "../io/torch_test_util.hpp"
 
 namespace nodeaudit::learn::test {
