@@ -17,6 +17,7 @@
 #include "../learn/learn_document.hpp"
 #include "../learn/learned_profile.hpp"
 #include "../learn/optimize_or_upgrade.hpp"
+#include "../stats.hpp"
 #include "../learn/vary.hpp"
 #include "../result.hpp"
 #include "../score/score.hpp"
@@ -30,9 +31,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+double median(const std::vector<double>& v) { return v.empty() ? 0 : median_or_nan(v); }
+
+// Each of the job's GPUs by its median NVML utilization over the window, then their mean: one figure
+// per run, so the repeats give it a spread like the others.
+std::optional<double> gpu_util_pct(const learn::JobLoad& load) {
+  std::vector<double> per_gpu;
+  for (const auto& g : load.gpus)
+    if (!g.util_pct.empty()) per_gpu.push_back(median_or_nan(g.util_pct));
+  if (per_gpu.empty()) return std::nullopt;
+  double sum = 0;
+  for (double u : per_gpu) sum += u;
+  return sum / static_cast<double>(per_gpu.size());
 }
 
 std::optional<double> gpu_peak_bytes(const learn::JobRun& run) {
@@ -84,6 +94,7 @@ learn::VaryRun to_vary_run(const OneRun& one, const ValidLearn& v, const std::st
   const learn::JobLoad load = learn::job_load(one.run);
   if (!load.cpu_cores.empty()) r.cpu_cores = median(load.cpu_cores);
   r.gpu_peak_bytes = gpu_peak_bytes(one.run);
+  r.gpu_util_pct = gpu_util_pct(load);
   if (one.job.complete) r.target_samples = one.job.fields.target_samples.value;
   r.command = reproduce_command(v, value, command);
   return r;

@@ -44,6 +44,7 @@ struct VaryRun {
   double samples_per_step = 0;           // per rank: the batch the job's DataLoader gave
   std::optional<double> cpu_cores;       // median over the measured steps, all of the job's processes
   std::optional<double> gpu_peak_bytes;  // the largest rank's peak allocated GPU memory, on a GPU node
+  std::optional<double> gpu_util_pct;    // NVML utilization over the measured steps: each GPU's median, averaged over the job's GPUs
   double target_samples = 0;             // the learned profile's target_samples (0 when not learned)
   std::string command;                   // the exact command that reproduces this run
 };
@@ -56,7 +57,7 @@ Spread spread_of(const std::vector<double>& values);
 
 struct VaryValue {
   std::string value;
-  std::vector<double> step_time_s, samples_per_s, data_wait_share, cpu_cores, gpu_peak_bytes;  // one per successful repeat
+  std::vector<double> step_time_s, samples_per_s, data_wait_share, cpu_cores, gpu_peak_bytes, gpu_util_pct;  // one per successful repeat
   std::vector<std::string> failures;
   double figure_median = 0, figure_min = 0, figure_max = 0;  // step time, or samples/s for batch_size
   std::string verdict;   // against the baseline; "baseline" for it

@@ -10,7 +10,7 @@
 namespace nodeaudit::learn::detail {
 
 struct VaryRow {
-  std::string value, step_time, samples_per_s, wait, cpu, gpu_memory, verdict;
+  std::string value, step_time, samples_per_s, wait, cpu, gpu, verdict;
 };
 std::vector<VaryRow> vary_rows(const VaryReport& r);
 bool any_gpu_figure(const VaryReport& r);

@@ -88,10 +88,10 @@ std::string render_vary_html(const VaryReport& r, const std::string& command_tex
                      escaped(command_text), r.repeats, escaped(baseline_sentence(r)));
   const bool gpu = any_gpu_figure(r);
   out += fmt::format("<table class=\"vary\"><tr><th>value</th><th>step time (range)</th><th>samples/s (range)</th><th>data wait (range)</th>"
-                     "<th>CPU cores (range)</th>{}<th>verdict</th></tr>\n", gpu ? "<th>GPU peak allocated</th>" : "");
+                     "<th>CPU cores (range)</th>{}<th>verdict</th></tr>\n", gpu ? "<th>GPU utilization (range), peak allocated</th>" : "");
   for (const auto& row : vary_rows(r))
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td></tr>\n", escaped(row.value), row.step_time,
-                       row.samples_per_s, row.wait, row.cpu, gpu ? "<td>" + row.gpu_memory + "</td>" : "", escaped(row.verdict));
+                       row.samples_per_s, row.wait, row.cpu, gpu ? "<td>" + row.gpu + "</td>" : "", escaped(row.verdict));
   out += "</table>\n<p class=\"best\">" + escaped(best_sentence(r)) + "</p>\n" + vary_step_chart_svg(r);
   out += "<h2>Reproduce</h2>\n<ul>\n";
   for (const auto& v : r.values) out += fmt::format("<li>{}={}: <code>{}</code></li>\n", escaped(r.setting.name), escaped(v.value), escaped(v.command));

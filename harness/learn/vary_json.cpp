@@ -29,6 +29,7 @@ std::vector<Metric> value_metrics(const VaryReport& report, const VaryValue& v) 
   }
   if (!v.cpu_cores.empty()) metrics.push_back({"process_cpu", unit::percent, Better::lower, labels, scaled(v.cpu_cores, 100)});
   if (!v.gpu_peak_bytes.empty()) metrics.push_back({"gpu_peak_allocated", unit::bytes, Better::lower, labels, v.gpu_peak_bytes});
+  if (!v.gpu_util_pct.empty()) metrics.push_back({"gpu_utilization", unit::percent, Better::higher, labels, v.gpu_util_pct});
   return metrics;
 }
 
@@ -37,7 +38,8 @@ json value_json(const VaryReport& report, const VaryValue& v) {
               {"median", v.figure_median}, {"min", v.figure_min}, {"max", v.figure_max}, {"verdict", v.verdict},
               {"gain", v.gain}, {"failures", v.failures}, {"command", v.command},
               {"step_time_s", v.step_time_s}, {"samples_per_s", v.samples_per_s}, {"data_wait_share", v.data_wait_share},
-              {"cpu_cores", v.cpu_cores}, {"gpu_peak_allocated_bytes", v.gpu_peak_bytes}, {"target_samples", v.target_samples}};
+              {"cpu_cores", v.cpu_cores}, {"gpu_peak_allocated_bytes", v.gpu_peak_bytes},
+              {"gpu_utilization_pct", v.gpu_util_pct}, {"target_samples", v.target_samples}};
   if (const auto hours = run_hours(v)) out["run_hours"] = *hours;
   if (const auto cost = run_cost(report, v)) out["run_cost"] = *cost;
   return out;
@@ -103,6 +105,7 @@ VaryReport vary_report_from_entry(const json& entry) {
     v.data_wait_share = numbers(j, "data_wait_share");
     v.cpu_cores = numbers(j, "cpu_cores");
     v.gpu_peak_bytes = numbers(j, "gpu_peak_allocated_bytes");
+    v.gpu_util_pct = numbers(j, "gpu_utilization_pct");
     v.target_samples = j.value("target_samples", 0.0);
     r.values.push_back(std::move(v));
   }

@@ -29,7 +29,7 @@ std::string range_text(const std::vector<double>& values, double scale, const ch
 }  // namespace
 
 bool any_gpu_figure(const VaryReport& r) {
-  return std::any_of(r.values.begin(), r.values.end(), [](const VaryValue& v) { return !v.gpu_peak_bytes.empty(); });
+  return std::any_of(r.values.begin(), r.values.end(), [](const VaryValue& v) { return !v.gpu_peak_bytes.empty() || !v.gpu_util_pct.empty(); });
 }
 
 std::vector<VaryRow> vary_rows(const VaryReport& r) {
@@ -41,7 +41,8 @@ std::vector<VaryRow> vary_rows(const VaryReport& r) {
       verdict += fmt::format(" ({:+.1f}% {})", 100 * (r.setting.per_sample_rate() ? v.gain : -v.gain),
                              r.setting.per_sample_rate() ? "samples/s" : "step time");
     for (const auto& f : v.failures) verdict += "; failed " + f;
-    const std::string gpu = v.gpu_peak_bytes.empty() ? "-" : format_bytes(spread_of(v.gpu_peak_bytes).median);
+    const std::string peak = v.gpu_peak_bytes.empty() ? "-" : format_bytes(spread_of(v.gpu_peak_bytes).median);
+    const std::string gpu = range_text(v.gpu_util_pct, 1, "{:.0f}", "%") + ", " + peak;
     out.push_back({v.value, range_text(v.step_time_s, 1e3, "{:.2f}", " ms"), range_text(v.samples_per_s, 1, "{:.4g}", ""),
                    range_text(v.data_wait_share, 100, "{:.1f}", "%"), range_text(v.cpu_cores, 1, "{:.2f}", ""), gpu, verdict});
   }
@@ -95,10 +96,10 @@ std::string render_vary(const VaryReport& r, const std::string& command_text) {
                                 fmt::join(r.setting.values, ", "), r.repeats, command_text, baseline_sentence(r));
   const bool gpu = any_gpu_figure(r);
   out += fmt::format("  {:<8} {:<28} {:<24} {:<22} {:<20} {}{}\n", "value", "step time (range)", "samples/s", "data wait", "CPU cores",
-                     gpu ? "GPU peak  " : "", "verdict");
+                     gpu ? fmt::format("{:<30} ", "GPU util (range), peak") : "", "verdict");
   for (const auto& row : vary_rows(r))
     out += fmt::format("  {:<8} {:<28} {:<24} {:<22} {:<20} {}{}\n", row.value, row.step_time, row.samples_per_s, row.wait, row.cpu,
-                       gpu ? fmt::format("{:<10}", row.gpu_memory) : "", row.verdict);
+                       gpu ? fmt::format("{:<30} ", row.gpu) : "", row.verdict);
   out += best_sentence(r) + "\n";
   for (const auto& v : r.values) out += fmt::format("reproduce {}={}: {}\n", r.setting.name, v.value, v.command);
   if (!r.best_profile_path.empty()) out += fmt::format("profile of the best value: {}\n", r.best_profile_path);
@@ -111,7 +112,7 @@ std::string render_vary_markdown(const VaryReport& r, const std::string& command
   std::string out = fmt::format("# {} varied in `{}`\n\n{} repeat(s) of each value, interleaved; {}.\n\n", r.setting.name, command_text,
                                 r.repeats, baseline_sentence(r));
   const bool gpu = any_gpu_figure(r);
-  out += fmt::format("| value | step time (range) | samples/s (range) | data wait (range) | CPU cores (range) |{} verdict |\n", gpu ? " GPU peak allocated |" : "");
+  out += fmt::format("| value | step time (range) | samples/s (range) | data wait (range) | CPU cores (range) |{} verdict |\n", gpu ? " GPU utilization (range), peak allocated |" : "");
   out += gpu ? "|---|---|---|---|---|---|---|\n" : "|---|---|---|---|---|---|\n";
   const auto cell = [](std::string text) {
     for (auto at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2)) text.insert(at, "\\");
@@ -119,7 +120,7 @@ std::string render_vary_markdown(const VaryReport& r, const std::string& command
   };
   for (const auto& row : vary_rows(r))
     out += fmt::format("| {} | {} | {} | {} | {} |{} {} |\n", cell(row.value), row.step_time, row.samples_per_s, row.wait, row.cpu,
-                       gpu ? " " + row.gpu_memory + " |" : "", cell(row.verdict));
+                       gpu ? " " + row.gpu + " |" : "", cell(row.verdict));
   out += "\n" + best_sentence(r) + ".\n\n## Reproduce\n\n";
   for (const auto& v : r.values) out += fmt::format("- {}={}: `{}`\n", r.setting.name, v.value, v.command);
   if (!r.best_profile_path.empty()) out += fmt::format("\nThe best value's learned profile: `{}`.\n", r.best_profile_path);

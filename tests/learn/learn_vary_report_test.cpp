@@ -83,6 +83,29 @@ TEST(LearnVaryReport, TheReportRebuiltFromTheResultKeepsEveryRepeat) {
   }
 }
 
+// On a GPU node each value's runs carry NVML utilization and peak allocated memory. The recorded run is
+// from a node without a GPU, so the figures are set here by hand (a fake device's readings): 60% and
+// 80% in the two repeats give a median of 70% with its range, in every view and in the JSON read back.
+TEST(LearnVaryReport, GpuUtilizationAndPeakShownPerValueWhenMeasured) {
+  Recorded r = recorded();
+  ASSERT_FALSE(r.report.values.empty());
+  for (auto& v : r.report.values) {
+    v.gpu_util_pct = {60, 80};
+    v.gpu_peak_bytes = {2.0 * (1ull << 30), 2.0 * (1ull << 30)};
+  }
+  const std::string terminal = render_vary(r.report, r.command_text);
+  const std::string markdown = render_vary_markdown(r.report, r.command_text);
+  const std::string html = render_vary_html(r.report, r.command_text);
+  EXPECT_NE(terminal.find("GPU util (range), peak"), std::string::npos) << terminal;
+  EXPECT_NE(markdown.find("| GPU utilization (range), peak allocated |"), std::string::npos) << markdown;
+  EXPECT_NE(html.find("<th>GPU utilization (range), peak allocated</th>"), std::string::npos);
+  for (const std::string* view : {&terminal, &markdown, &html})
+    EXPECT_EQ(occurrences(*view, "70% (60 to 80), 2 GiB"), r.report.values.size()) << *view;
+  const VaryReport back = vary_report_from_entry(vary_probe_entry(r.report, {}, {"python", "train.py"}, {}));
+  ASSERT_EQ(back.values.size(), r.report.values.size());
+  EXPECT_EQ(back.values[0].gpu_util_pct, (std::vector<double>{60, 80}));
+}
+
 TEST(LearnVaryReport, HtmlChartRendersInChromiumWithNoConsoleErrors) {
   const Recorded r = recorded();
   const std::string html = render_vary_html(r.report, r.command_text);
