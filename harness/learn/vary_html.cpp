@@ -7,26 +7,15 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "report/text_escape.hpp"
 #include "vary_detail.hpp"
 
 namespace nodeaudit::learn {
 
 namespace {
 
-std::string escaped(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+// HTML text: the report library's one escaping (control characters made spaces, as XML wants).
+std::string escaped(const std::string& text) { return report::xml_escape(text); }
 
 const std::vector<double>& chart_figures(const VaryReport& r, const VaryValue& v) {
   return r.setting.per_sample_rate() ? v.samples_per_s : v.step_time_s;

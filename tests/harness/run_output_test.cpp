@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "cli_expect.hpp"
+#include "text_search.hpp"
 
 namespace fs = std::filesystem;
 using nodeaudit::proc::expect_one_line_usage_error;
@@ -20,11 +21,8 @@ using nodeaudit::proc::run_process;
 
 namespace {
 
-std::size_t occurrences(const std::string& text, const std::string& needle) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
-  return n;
-}
+using nodeaudit::test::find_on_path;
+using nodeaudit::test::occurrences;
 
 bool has_terminal_control(const std::string& text) {
   return text.find('\r') != std::string::npos || text.find("\033[") != std::string::npos;

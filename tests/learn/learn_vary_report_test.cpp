@@ -17,9 +17,13 @@
 #include "cli_process.hpp"
 #include "learn/optimize_or_upgrade.hpp"
 #include "learn/vary.hpp"
+#include "text_search.hpp"
 
 namespace nodeaudit::learn::test {
 namespace {
+
+using nodeaudit::test::find_on_path;
+using nodeaudit::test::occurrences;
 
 namespace fs = std::filesystem;
 
@@ -47,20 +51,6 @@ Recorded recorded() {
     }
   ADD_FAILURE() << "the fixture holds no learn.vary entry";
   return {};
-}
-
-std::size_t occurrences(const std::string& text, const std::string& needle) {
-  std::size_t count = 0;
-  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
-  return count;
-}
-
-std::string find_on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::istringstream dirs(path ? path : "/usr/bin");
-  for (std::string dir; std::getline(dirs, dir, ':');)
-    if (!dir.empty() && ::access((dir + "/" + program).c_str(), X_OK) == 0) return dir + "/" + program;
-  return "";
 }
 
 TEST(LearnVaryReport, MarkdownMatchesItsGoldenFile) {

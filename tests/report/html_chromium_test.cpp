@@ -13,6 +13,7 @@
 
 #include "cli_process.hpp"
 #include "fleet_fixture.hpp"
+#include "text_search.hpp"
 
 namespace fs = std::filesystem;
 using nodeaudit::proc::make_temp_dir;
@@ -21,19 +22,8 @@ using nodeaudit::proc::run_process;
 
 namespace {
 
-std::string find_on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::istringstream dirs(path ? path : "/usr/bin");
-  for (std::string dir; std::getline(dirs, dir, ':');)
-    if (!dir.empty() && ::access((dir + "/" + program).c_str(), X_OK) == 0) return dir + "/" + program;
-  return "";
-}
-
-std::size_t occurrences(const std::string& text, const std::string& needle) {
-  std::size_t count = 0;
-  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
-  return count;
-}
+using nodeaudit::test::find_on_path;
+using nodeaudit::test::occurrences;
 
 // The DOM Chromium renders from `html` (empty when chromium cannot run here: the caller skips).
 struct Rendered {

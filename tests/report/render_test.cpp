@@ -4,6 +4,7 @@
 #include "fixture_util.hpp"
 #include "report/compare_render.hpp"
 #include "report/report_markdown.hpp"
+#include "text_search.hpp"
 
 using namespace nodeaudit;
 using namespace nodeaudit::report;
@@ -11,17 +12,14 @@ using namespace nodeaudit::test;
 
 namespace {
 
+using nodeaudit::test::find_on_path;
+using nodeaudit::test::occurrences;
+
 Comparison labelled(const std::string& candidate) {
   Comparison c = compare_results(load_compare("baseline.json"), load_compare(candidate), {});
   c.baseline_label = "baseline.json";
   c.candidate_label = candidate;
   return c;
-}
-
-std::size_t occurrences(const std::string& text, const std::string& needle) {
-  std::size_t count = 0;
-  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
-  return count;
 }
 
 }  // namespace

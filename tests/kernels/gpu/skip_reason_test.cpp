@@ -11,15 +11,13 @@
 #include "cli_expect.hpp"
 #include "gpu_absence.hpp"
 #include "result.hpp"
+#include "text_search.hpp"
 
 namespace nodeaudit {
 namespace {
 
-std::size_t occurrences(const std::string& text, const std::string& needle) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
-  return n;
-}
+using nodeaudit::test::find_on_path;
+using nodeaudit::test::occurrences;
 
 TEST(SkipReason, AMissingDriverIsNamedAsSuch) {
   if (!NODEAUDIT_GPU_BODIES_BUILT) GTEST_SKIP() << "GPU probes not built in this build";
