@@ -14,6 +14,8 @@ struct VaryRow {
 };
 std::vector<VaryRow> vary_rows(const VaryReport& r);
 bool any_gpu_figure(const VaryReport& r);
+// What each column's figure is: per run, then over the repeats.
+std::string figures_sentence();
 std::string baseline_sentence(const VaryReport& r);
 // "best: num_workers=4, 23.1% less step time than the job's own setting (num_workers=2): better"
 std::string best_sentence(const VaryReport& r);

@@ -81,7 +81,7 @@ std::string render_vary_html(const VaryReport& r, const std::string& command_tex
   for (const auto& row : vary_rows(r))
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td></tr>\n", escaped(row.value), row.step_time,
                        row.samples_per_s, row.wait, row.cpu, gpu ? "<td>" + row.gpu + "</td>" : "", escaped(row.verdict));
-  out += "</table>\n<p class=\"best\">" + escaped(best_sentence(r)) + "</p>\n" + vary_step_chart_svg(r);
+  out += "</table>\n<p>" + escaped(figures_sentence()) + ".</p>\n<p class=\"best\">" + escaped(best_sentence(r)) + "</p>\n" + vary_step_chart_svg(r);
   out += "<h2>Reproduce</h2>\n<ul>\n";
   for (const auto& v : r.values) out += fmt::format("<li>{}={}: <code>{}</code></li>\n", escaped(r.setting.name), escaped(v.value), escaped(v.command));
   out += "</ul>\n";

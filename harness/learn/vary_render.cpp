@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "report/text_escape.hpp"
 #include "units.hpp"
 #include "vary_detail.hpp"
 
@@ -47,6 +48,11 @@ std::vector<VaryRow> vary_rows(const VaryReport& r) {
                    range_text(v.data_wait_share, 100, "{:.1f}", "%"), range_text(v.cpu_cores, 1, "{:.2f}", ""), gpu, verdict});
   }
   return out;
+}
+
+std::string figures_sentence() {
+  return "Per run, step time is its median measured step and samples/s all ranks' samples over its measured steps' time (the "
+         "mean step, so not the batch over the median step); each figure is the median over the repeats, with their range";
 }
 
 std::string baseline_sentence(const VaryReport& r) {
@@ -100,7 +106,7 @@ std::string render_vary(const VaryReport& r, const std::string& command_text) {
   for (const auto& row : vary_rows(r))
     out += fmt::format("  {:<8} {:<28} {:<24} {:<22} {:<20} {}{}\n", row.value, row.step_time, row.samples_per_s, row.wait, row.cpu,
                        gpu ? fmt::format("{:<30} ", row.gpu) : "", row.verdict);
-  out += best_sentence(r) + "\n";
+  out += "  " + figures_sentence() + ".\n" + best_sentence(r) + "\n";
   for (const auto& v : r.values) out += fmt::format("reproduce {}={}: {}\n", r.setting.name, v.value, v.command);
   if (!r.best_profile_path.empty()) out += fmt::format("profile of the best value: {}\n", r.best_profile_path);
   for (const auto& line : cost_lines(r)) out += line + "\n";
@@ -114,14 +120,11 @@ std::string render_vary_markdown(const VaryReport& r, const std::string& command
   const bool gpu = any_gpu_figure(r);
   out += fmt::format("| value | step time (range) | samples/s (range) | data wait (range) | CPU cores (range) |{} verdict |\n", gpu ? " GPU utilization (range), peak allocated |" : "");
   out += gpu ? "|---|---|---|---|---|---|---|\n" : "|---|---|---|---|---|---|\n";
-  const auto cell = [](std::string text) {
-    for (auto at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2)) text.insert(at, "\\");
-    return text;
-  };
+  const auto cell = [](const std::string& text) { return report::markdown_cell(text); };
   for (const auto& row : vary_rows(r))
     out += fmt::format("| {} | {} | {} | {} | {} |{} {} |\n", cell(row.value), row.step_time, row.samples_per_s, row.wait, row.cpu,
                        gpu ? " " + row.gpu + " |" : "", cell(row.verdict));
-  out += "\n" + best_sentence(r) + ".\n\n## Reproduce\n\n";
+  out += "\n" + figures_sentence() + ".\n\n" + best_sentence(r) + ".\n\n## Reproduce\n\n";
   for (const auto& v : r.values) out += fmt::format("- {}={}: `{}`\n", r.setting.name, v.value, v.command);
   if (!r.best_profile_path.empty()) out += fmt::format("\nThe best value's learned profile: `{}`.\n", r.best_profile_path);
   const auto costs = cost_lines(r);
