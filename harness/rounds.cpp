@@ -65,12 +65,16 @@ nlohmann::json pooled_metrics(const std::vector<nlohmann::json>& entries) {
   return out;
 }
 
-// A finding's identity across rounds: its code, severity and message with the measured figures (the
-// numbers with a decimal point) taken out, so the same slow host found in every round is reported
-// once, in the first round's words. Whole numbers stay: they name things (GPU 3, h3, 2 pairs).
+// A finding's identity across rounds: its code, severity and message with the measured figures taken
+// out (numbers with a decimal point, and any number followed by a unit: "4 GB/s" is the 4.39 GB/s of
+// another round printed to three digits), so the same slow host found in every round is reported
+// once, in the first round's words. Other whole numbers stay: they name things (GPU 3, h3, 2 pairs).
 std::string finding_identity(const nlohmann::json& finding) {
-  static const std::regex figure(R"((^|[^0-9A-Za-z_.])[0-9][0-9,]*\.[0-9]+)");
-  const std::string message = std::regex_replace(finding.value("message", std::string()), figure, "$1#");
+  static const std::regex decimal(R"((^|[^0-9A-Za-z_.])[0-9][0-9,]*\.[0-9]+)");
+  static const std::regex with_unit(
+      R"((^|[^0-9A-Za-z_.])[0-9][0-9,]*(?= ?(GB/s|MB/s|kB/s|TFLOP/s|samples/s|IOPS|TiB|GiB|MiB|KiB|%|x\b|ms\b|us\b|s\b|B\b|W\b|MHz\b)))");
+  std::string message = std::regex_replace(finding.value("message", std::string()), decimal, "$1#");
+  message = std::regex_replace(message, with_unit, "$1#");
   return finding.value("code", std::string()) + '\n' + finding.value("severity", std::string()) + '\n' + message;
 }
 

@@ -87,6 +87,23 @@ TEST(MergeRounds, TheSameFindingInEveryRoundIsReportedOnceAndOthersAreKept) {
   EXPECT_EQ(merged["findings"][1]["message"].get<std::string>().substr(0, 4), "h2: ");
 }
 
+// A figure that one round prints as a whole number ("4 GB/s", three significant digits of 4.00) is a
+// figure all the same; a whole number that names something (GPU 0, GPU 1) still tells findings apart.
+TEST(MergeRounds, AWholeNumberWithAUnitIsAFigureAndOtherWholeNumbersNameThings) {
+  auto with_findings = [](const std::vector<std::string>& messages) {
+    nlohmann::json entry = round_entry({1, 2, 3});
+    for (const auto& message : messages) entry["findings"].push_back({{"code", "c"}, {"severity", "fail"}, {"message", message}});
+    return entry;
+  };
+  const nlohmann::json merged = merge_rounds(
+      {with_findings({"h3: 0.00605 GB/s, 660.4x below the 4 GB/s median", "GPU 0: 12% below the others"}),
+       with_findings({"h3: 0.00605 GB/s, 725.9x below the 4.39 GB/s median", "GPU 1: 12% below the others", "GPU 0: 9% below the others"})},
+      2);
+  ASSERT_EQ(merged["findings"].size(), 3u) << merged["findings"].dump(2);
+  EXPECT_NE(merged["findings"][0]["message"].get<std::string>().find("4 GB/s"), std::string::npos) << "the first round's words";
+  EXPECT_EQ(merged["findings"][2]["message"], "GPU 1: 12% below the others");
+}
+
 namespace {
 
 ProbeContext round_context(int rounds_sharing, int round_index, std::optional<int> repetitions = std::nullopt) {
