@@ -46,24 +46,6 @@ int whole_number_in(const std::string& option, const std::string& text, int lo, 
   return *value;
 }
 
-void refuse_existing(const std::string& option, const std::string& path) {
-  std::error_code ec;
-  if (fs::exists(path, ec)) throw UsageError(option + " " + path, "already exists; nodeaudit never overwrites a file (choose another name)");
-  const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
-  if (!fs::is_directory(parent, ec)) throw UsageError(option + " " + path, "directory " + parent.string() + " does not exist");
-}
-
-std::string shell_words(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) {
-    const bool plain = !w.empty() && w.find_first_of(" \t\n'\"\\$`;&|<>()*?") == std::string::npos;
-    out += (out.empty() ? "" : " ") + (plain ? w : "'" + w + "'");
-  }
-  return out;
-}
-
-// The training script's name (the first word ending in .py or .sh; `env X=1 torchrun ... train.py`),
-// else the command's own.
 std::string script_stem(const std::vector<std::string>& command) {
   for (const auto& word : command) {
     const fs::path path(word);
@@ -134,7 +116,7 @@ ValidLearn validate(const LearnOptions& o) {
     v.node_result = node_result(o.result);
     v.gemm_tflops = gemm_rates(v.node_result);
   }
-  v.command_text = shell_words(o.command);
+  v.command_text = shell_quoted(o.command);
   v.name = o.name.empty() ? "learned-" + script_stem(o.command) : o.name;
   return v;
 }
@@ -178,6 +160,29 @@ void refuse_failed_start(const learn::JobRun& run, const ValidLearn& v) {
 
 // Why the run is not complete (status, reason); status "ok" when it is.
 }  // namespace
+
+void refuse_existing(const std::string& option, const std::string& path) {
+  std::error_code ec;
+  if (fs::exists(path, ec)) throw UsageError(option + " " + path, "already exists; nodeaudit never overwrites a file (choose another name)");
+  const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+  if (!fs::is_directory(parent, ec)) throw UsageError(option + " " + path, "directory " + parent.string() + " does not exist");
+}
+
+// Words as a POSIX shell reads them back: a word with anything the shell would expand or split is
+// single-quoted, and a single quote inside it is written '\''.
+std::string shell_quoted(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) {
+    const bool plain = !w.empty() && w.find_first_of(" \t\n'\"\\$`;&|<>(){}*?[]~#") == std::string::npos;
+    std::string quoted = "'";
+    for (char c : w) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    out += (out.empty() ? "" : " ") + (plain ? w : quoted + "'");
+  }
+  return out;
+}
+
+// The training script's name (the first word ending in .py or .sh; `env X=1 torchrun ... train.py`),
+// else the command's own.
 
 OneRun run_learn_once(const LearnOptions& o, const ValidLearn& v, const std::map<std::string, std::string>& extra_env) {
   learn::JobFolder folder;

@@ -54,15 +54,6 @@ std::optional<double> gpu_peak_bytes(const learn::JobRun& run) {
   return peak;
 }
 
-std::string shell_quoted(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) {
-    const bool plain = !w.empty() && w.find_first_of(" \t\n'\"\\$`;&|<>(){}*?") == std::string::npos;
-    out += (out.empty() ? "" : " ") + (plain ? w : "'" + w + "'");
-  }
-  return out;
-}
-
 // The command that reproduces one run as learn measured it: plain `nodeaudit learn` with the same
 // window, and the setting given the way --vary gives it (NODEAUDIT_LEARN_OVERRIDES, which the
 // module reads in every process of the job, the environment variable itself, or the data
@@ -100,10 +91,6 @@ learn::VaryRun to_vary_run(const OneRun& one, const ValidLearn& v, const std::st
   return r;
 }
 
-void refuse_existing_file(const std::string& option, const std::string& path) {
-  std::error_code ec;
-  if (fs::exists(path, ec)) throw UsageError(option + " " + path, "already exists; nodeaudit never overwrites a file (choose another name)");
-}
 
 }  // namespace
 
@@ -130,7 +117,7 @@ void validate_vary_options(const LearnOptions& o, ValidLearn& v) {
   };
   only_with_vary("--html", o.html);
   only_with_vary("--price-per-hour", o.price_per_hour);
-  if (!o.html.empty()) refuse_existing_file("--html", o.html);
+  if (!o.html.empty()) refuse_existing("--html", o.html);
   v.html_path = o.html;
   if (!o.price_per_hour.empty()) {
     const std::optional<double> price = parse_finite_number(o.price_per_hour);

@@ -99,6 +99,11 @@ void validate_vary_options(const LearnOptions& o, ValidLearn& v);
 // CPU decode probes for the learned profile, run by the run engine; their result entries.
 nlohmann::json audit_node_for_profile(const std::string& profile_path, const std::string& data_dir, const std::atomic<bool>& interrupt);
 
+// Throws UsageError when `path` exists (nodeaudit never overwrites a file) or its directory does not.
+void refuse_existing(const std::string& option, const std::string& path);
+// The words as one shell command line that reads back as the same words.
+std::string shell_quoted(const std::vector<std::string>& words);
+
 int execute_learn_vary(const LearnOptions& o, const ValidLearn& v, const std::string& out_path, nlohmann::json doc);
 
 }  // namespace nodeaudit::cli
