@@ -113,6 +113,11 @@ void judge_change(MetricChange& change, const std::string& moved) {
     change.why = fmt::format("{} (change {}; {})", resolution_text(change.band, tolerance), moved, change.band.source);
   } else if (magnitude <= change.band.width_pct()) {
     change.why = fmt::format("{} is inside the noise band ({})", moved, band_text(change.band));
+  } else if (change.intervals_overlap) {
+    change.verdict = Verdict::inconclusive;
+    change.why = fmt::format("{} is beyond the {:g}% tolerance and {}, but the 95% intervals of the two medians "
+                             "overlap: the repetitions inside the runs do not separate them",
+                             moved, tolerance, band_text(change.band));
   } else {
     call_direction(change);
     change.why = fmt::format("{} beyond the {:g}% tolerance and {}", moved, tolerance, band_text(change.band));

@@ -8,6 +8,8 @@
 //   - |change| <= band, spread > tolerance            -> inconclusive: the node cannot resolve a
 //                                                        change of the tolerance's size in this figure
 //   - |change| <= band                                -> unchanged (inside the noise band)
+//   - the 95% intervals of the medians overlap        -> inconclusive (the repetitions inside the
+//                                                        runs do not separate the two sides)
 //   - otherwise                                       -> regression or improvement, by direction
 //   With it not measured (one run each side: results written before rounds existed):
 //   - |change| <= tolerance                           -> unchanged
@@ -18,7 +20,10 @@
 // The band is twice the spread (three times for tail figures, noise_band.hpp): the spread is the
 // range of a few runs; one more run of an unchanged node lands outside the range of n runs with
 // probability 2/(n+1), and two medians of unchanged runs differ by up to about one range; a change
-// must clear both before it is called.
+// must clear both before it is called. The band alone is not enough with two rounds a side: the
+// range of two medians is one difference, below the true spread about half the time, and it can be
+// 0 for a figure read from histogram buckets (two rounds in the same bucket). So a change must also
+// leave the 95% intervals of the two medians, the noise of the repetitions inside each run.
 // Inconclusive and disturbed never fail the gate; they are counted and listed apart.
 #pragma once
 

@@ -1,5 +1,7 @@
 // compare: pairing, the noise-aware verdict and environment differences, on recorded fixtures whose
 // one difference from the baseline is known (tests/fixtures/compare/make_fixtures.py).
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "fixture_util.hpp"
@@ -141,6 +143,24 @@ TEST(CompareMetric, WithoutRoundsTheIntervalsMustAlsoBeApart) {
   const MetricChange overlapping = compare_metric(record(100, 95, 105), record(89, 80, 95), 5);
   EXPECT_EQ(overlapping.verdict, Verdict::inconclusive);
   EXPECT_NE(overlapping.why.find("overlap"), std::string::npos) << overlapping.why;
+}
+
+TEST(CompareMetric, WithRoundsAChangeBeyondTheBandMustAlsoLeaveTheIntervals) {
+  // Two rounds a side, the recorded false alarm's shape: 4,293 and 4,424 us against 4,620 and 4,686
+  // us, +6.8% against twice a 3.0% spread, while the repetitions inside the runs overlap.
+  MetricRecord baseline = record(4358, 4227, 4489.216, false);
+  baseline.round_medians = {4424, 4293};
+  MetricRecord candidate = record(4653, 4489.216, 4751, false);
+  candidate.round_medians = {4620, 4686};
+  const MetricChange overlapping = compare_metric(baseline, candidate, 5);
+  EXPECT_TRUE(overlapping.band.measured);
+  ASSERT_TRUE(overlapping.delta_pct);
+  EXPECT_GT(std::fabs(*overlapping.delta_pct), overlapping.band.width_pct());
+  EXPECT_EQ(overlapping.verdict, Verdict::inconclusive);
+  EXPECT_NE(overlapping.why.find("95% intervals of the two medians overlap"), std::string::npos) << overlapping.why;
+  // The same change with the intervals apart is called.
+  candidate.ci_lo = 4500;
+  EXPECT_EQ(compare_metric(baseline, candidate, 5).verdict, Verdict::regression);
 }
 
 TEST(CompareMetric, TouchingIntervalsOverlap) {
