@@ -84,8 +84,8 @@ void add_compare_command(CLI::App& root, Action& action) {
       ->required()
       ->expected(2, -1);
   cmd->add_option("--tolerance", o->tolerance,
-                  "Change that counts (0 to 100%), when it is also beyond twice the run-to-run spread measured on this "
-                  "node (three times for tail figures)")
+                  "Change that counts (0 to 100%), when it is also beyond the noise band measured on this "
+                  "node from the rounds (wider for tail figures)")
       ->capture_default_str();
   cmd->add_option("--metric-tolerance", o->metric_tolerances,
                   "NAME=PCT for one metric: NAME is a metric name (latency_p99) or PROBE:METRIC (storage.read:latency_p99); repeatable");

@@ -71,8 +71,8 @@ std::string resolution_text(const NoiseBand& band, double tolerance_pct) {
 }
 
 std::string band_text(const NoiseBand& band) {
-  return fmt::format("{} the {:.1f}% run-to-run spread{}", band.multiple == 2 ? "twice" : "three times", band.spread_pct,
-                     band.multiple == 2 ? "" : " (a tail figure)");
+  return fmt::format("the {:.1f}% noise band (99% interval from the runs' {:.1f}% spread{})", band.band_pct, band.spread_pct,
+                     band.tail ? ", widened for a tail figure" : "");
 }
 
 void call_direction(MetricChange& change) {

@@ -17,13 +17,12 @@
 //   - otherwise                                       -> regression or improvement, said as "noise
 //                                                        not measured on this node: confirm with
 //                                                        --rounds 3"; a regression fails the gate
-// The band is twice the spread (three times for tail figures, noise_band.hpp): the spread is the
-// range of a few runs; one more run of an unchanged node lands outside the range of n runs with
-// probability 2/(n+1), and two medians of unchanged runs differ by up to about one range; a change
-// must clear both before it is called. The band alone is not enough with two rounds a side: the
-// range of two medians is one difference, below the true spread about half the time, and it can be
-// 0 for a figure read from histogram buckets (two rounds in the same bucket). So a change must also
-// leave the 95% intervals of the two medians, the noise of the repetitions inside each run.
+// The band is the 99% interval of the difference of the two centres under the runs' scatter
+// (noise_band.hpp): with two rounds a side the scatter rests on two differences, so the band is
+// wide (Student's t), where twice the wider range called about 7 in 100 unchanged figures a change.
+// The band alone is not enough: a figure read from histogram buckets can show two rounds in the
+// same bucket (spread 0). So a change must also leave the 95% intervals of the two medians, the
+// noise of the repetitions inside each run.
 // Inconclusive and disturbed never fail the gate; they are counted and listed apart.
 #pragma once
 

@@ -27,7 +27,7 @@ std::string figure_of_side(const MetricRecord& record, const std::vector<double>
 std::string noise_text(const MetricChange& m) {
   if (m.verdict == Verdict::incomparable) return "";
   if (!m.band.measured) return "not measured";
-  return fmt::format("{:.1f}% x{:g}", m.band.spread_pct, m.band.multiple);
+  return fmt::format("{:.1f}% (band {:.1f}%)", m.band.spread_pct, m.band.band_pct);
 }
 
 bool is_changed(const MetricChange& m) { return m.verdict == Verdict::regression || m.verdict == Verdict::improvement; }
@@ -123,8 +123,9 @@ std::string one_side_section(const std::string& title, const std::vector<MetricR
 std::string render_compare_markdown(const Comparison& c) {
   std::string out = "# nodeaudit compare\n\n";
   out += fmt::format("Baseline `{}`, candidate `{}`. Default tolerance {:g}%; a change counts only beyond the "
-                     "tolerance and beyond twice the run-to-run spread measured on this node (three times for tail "
-                     "figures such as p99), from the rounds of each result and several baselines. A figure whose spread "
+                     "tolerance and beyond the noise band measured on this node (the 99% interval of the change that "
+                     "the scatter of the rounds of each result and of several baselines allows, wider for tail figures "
+                     "such as p99), with the 95% intervals of the two medians apart. A figure whose spread "
                      "exceeds the tolerance is inconclusive; a figure from a disturbed run is not judged. Neither fails "
                      "the gate.\n\n",
                      c.baseline_label, c.candidate_label, c.tolerance_pct);

@@ -5,14 +5,18 @@
 // narrower than what a second run sees.
 //
 // spread = (max - min) / median of the per-run figures (each round's median; a file without rounds
-// gives its one median), the wider of the two sides. With fewer than two figures on both sides the
-// between-run noise of this node is not measured, and nothing stands in for it: no figure measured
-// on another machine ever widens the band (compare.hpp says how such a change is judged).
+// gives its one median), the wider of the two sides: what the user is shown. With fewer than two
+// figures on both sides the between-run noise of this node is not measured, and nothing stands in for
+// it: no figure measured on another machine ever widens the band (compare.hpp says how such a change
+// is judged).
 //
-// The band is a multiple of the spread: twice for a median-like figure, three times for a tail
-// figure (p90/p95/p99/p999, a latency or step-time maximum). A tail is an extreme of a few hundred
-// samples per round: its round-to-round distribution is skewed with a long upper side, so the range
-// of a few rounds understates how far the next round's tail lands more than it does for a median.
+// The band is the 99% interval of the difference of the two sides' centres under the scatter their
+// runs show: t(0.995, df) x s x sqrt(1/n_baseline + 1/n_candidate), with s the pooled relative
+// standard deviation of the runs of both sides and df their degrees of freedom (Student's t: with two
+// rounds a side, s rests on two differences, and the t quantile, 9.9 at df 2 against 2.6 for a known
+// spread, is what keeps a by-chance narrow pair of rounds from calling noise a change). A tail figure
+// (p90/p95/p99/p999, a latency or step-time maximum) takes half as much again: a tail is an extreme of
+// a few hundred samples per round, its round-to-round distribution skewed with a long upper side.
 #pragma once
 
 #include <span>
@@ -29,12 +33,16 @@ double relative_spread_pct(std::span<const double> values);
 bool is_tail_figure(const std::string& metric);
 
 struct NoiseBand {
-  double spread_pct = 0;     // measured between-run spread; 0 when not measured
-  double multiple = 2;       // the band is multiple x spread_pct (3 for tail figures)
-  bool measured = false;     // false: neither side had two runs
-  std::string source;        // "baseline 3 runs 2.1%, candidate 3 runs 1.0%" or why not measured
-  double width_pct() const { return multiple * spread_pct; }
+  double spread_pct = 0;  // measured between-run spread (relative range); 0 when not measured
+  double band_pct = 0;    // the change a figure must exceed (see above); 0 when not measured
+  bool tail = false;      // a tail figure: the band is widened by half
+  bool measured = false;  // false: neither side had two runs
+  std::string source;     // "baseline 3 runs 2.1%, candidate 3 runs 1.0%" or why not measured
+  double width_pct() const { return band_pct; }
 };
+
+// Student's t quantile at 0.995 (a two-sided 99% interval) for `degrees_of_freedom` >= 1.
+double t_quantile_99(int degrees_of_freedom);
 NoiseBand noise_band(const std::vector<double>& baseline_runs, const std::vector<double>& candidate_runs,
                      const std::string& metric);
 

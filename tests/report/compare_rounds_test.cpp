@@ -1,5 +1,7 @@
 // compare with run-to-run noise: the band from rounds and several baselines, inconclusive figures,
 // disturbed runs, on recorded fixtures (tests/fixtures/compare/make_rounds_fixtures.py).
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "fixture_util.hpp"
@@ -155,30 +157,54 @@ TEST(NoiseBand, SpreadIsTheRelativeRangeOfTheWiderSide) {
   const NoiseBand band = noise_band({100, 101, 99}, {50, 60, 55}, "bandwidth");
   EXPECT_TRUE(band.measured);
   EXPECT_NEAR(band.spread_pct, 10.0 / 55.0 * 100.0, 1e-9);
-  EXPECT_NEAR(band.width_pct(), 2 * 10.0 / 55.0 * 100.0, 1e-9);
 }
 
-TEST(NoiseBand, TailFiguresTakeThreeTimesTheirSpread) {
+TEST(NoiseBand, BandIsTheNinetyNinePercentIntervalOfTheDifferenceFromThePooledScatter) {
+  // By hand: baseline {100, 101, 99}: sd 1, median 100 -> 1%; candidate {50, 60, 55}: sd 5, median 55
+  // -> 9.0909%. Pooled over 2 + 2 degrees of freedom: sqrt((2 x 1 + 2 x 82.645) / 4) = 6.4676%;
+  // t(0.995, 4) = 4.604; sqrt(1/3 + 1/3) = 0.8165: band 24.31%.
+  const NoiseBand band = noise_band({100, 101, 99}, {50, 60, 55}, "bandwidth");
+  const double pooled = std::sqrt((2 * 1.0 + 2 * std::pow(500.0 / 55.0, 2)) / 4);
+  EXPECT_NEAR(band.width_pct(), 4.604 * pooled * std::sqrt(2.0 / 3.0), 1e-9);
+  // Two rounds a side, the quick level: {100, 102} and {101, 103}: each sd sqrt(2) around medians 101
+  // and 102; df 2, t 9.925, sqrt(1/2 + 1/2) = 1.
+  const NoiseBand two = noise_band({100, 102}, {101, 103}, "bandwidth");
+  const double s_base = std::sqrt(2.0) / 101 * 100, s_cand = std::sqrt(2.0) / 102 * 100;
+  EXPECT_NEAR(two.width_pct(), 9.925 * std::sqrt((s_base * s_base + s_cand * s_cand) / 2), 1e-9);
+  // One side without rounds: only the other's scatter, df 1, and its one run counts in sqrt(1/1 + 1/2).
+  const NoiseBand one = noise_band({100}, {101, 103}, "bandwidth");
+  EXPECT_NEAR(one.width_pct(), 63.657 * s_cand * std::sqrt(1.5), 1e-9);
+  EXPECT_DOUBLE_EQ(t_quantile_99(30), 2.750);
+  EXPECT_DOUBLE_EQ(t_quantile_99(200), 2.576);
+}
+
+TEST(NoiseBand, TailFiguresTakeHalfAsMuchAgain) {
   for (const char* tail : {"latency_p99", "p999_us", "latency_p95", "latency_max", "step_time_max_s"})
     EXPECT_TRUE(is_tail_figure(tail)) << tail;
   for (const char* centre : {"bandwidth", "latency_p50", "images_per_s", "pcie_gen_max", "memory_peak_max", "p9x"})
     EXPECT_FALSE(is_tail_figure(centre)) << centre;
-  const NoiseBand band = noise_band({100, 110}, {105, 100}, "latency_p99");
-  EXPECT_DOUBLE_EQ(band.multiple, 3.0);
-  EXPECT_NEAR(band.width_pct(), 3 * 10.0 / 105.0 * 100.0, 1e-9);
+  const NoiseBand tail = noise_band({100, 110}, {105, 100}, "latency_p99");
+  const NoiseBand centre = noise_band({100, 110}, {105, 100}, "latency_p50");
+  EXPECT_TRUE(tail.tail);
+  EXPECT_NEAR(tail.width_pct(), 1.5 * centre.width_pct(), 1e-9);
 }
 
-TEST(CompareRounds, ATailMovingLessThanThreeTimesItsSpreadIsNotARegression) {
-  // Baseline p99 rounds 100/109.2 (9.2% spread): +18.9% is beyond twice the spread, inside three times.
+TEST(CompareRounds, ATailNeedsHalfAsMuchAgainAsAMedianLikeFigure) {
+  // Rounds 100/101 against 108/109 (+8.0%): by hand the band is 6.73% for a median-like figure
+  // (pooled sd 0.678%, t 9.925 at df 2) and 10.1% for a tail: the same move is called for one only.
   MetricRecord base{};
   base.probe = "storage.read", base.name = "latency_p99", base.unit = "us", base.higher_is_better = false;
-  base.round_medians = {100, 109.2};
-  base.median = 104.6, base.ci_lo = 100, base.ci_hi = 109.2;
+  base.round_medians = {100, 101};
+  base.median = 100.5, base.ci_lo = 99.5, base.ci_hi = 101.5;
   MetricRecord cand = base;
-  cand.round_medians = {124.0, 124.7};
-  cand.median = 124.35, cand.ci_lo = 124.0, cand.ci_hi = 124.7;
+  cand.round_medians = {108, 109};
+  cand.median = 108.5, cand.ci_lo = 107.5, cand.ci_hi = 109.5;
   const MetricChange tail = compare_metric(base, cand, 5);
-  EXPECT_EQ(tail.verdict, Verdict::inconclusive) << tail.why;
+  EXPECT_NEAR(tail.band.width_pct(), 10.1, 0.05);
+  EXPECT_EQ(tail.verdict, Verdict::unchanged) << tail.why;
+  EXPECT_NE(tail.why.find("inside the noise band"), std::string::npos) << tail.why;
   base.name = cand.name = "latency_p50";
-  EXPECT_EQ(compare_metric(base, cand, 5).verdict, Verdict::regression);
+  const MetricChange centre = compare_metric(base, cand, 5);
+  EXPECT_NEAR(centre.band.width_pct(), 6.73, 0.05);
+  EXPECT_EQ(centre.verdict, Verdict::regression) << centre.why;
 }
