@@ -16,6 +16,8 @@
 # Usage: bench/compare/noise_goals.sh OUT_DIR   (root for the cgroup; prints a summary at the end)
 # Env: NODEAUDIT (default build/nodeaudit), RUNS, PROBES, DATA_DIR (for storage probes), BEFORE, SLOW_SHARE,
 #      MODES (default "quick rounds3")
+# REJUDGE="DIR ..." measures nothing: it compares the runs already in each DIR (run1..runN.json of an
+# earlier OUT_DIR/after-*) with NODEAUDIT, and with BEFORE when set: two compare rules on the same runs.
 set -euo pipefail
 
 out=${1:?usage: noise_goals.sh OUT_DIR}
@@ -76,6 +78,17 @@ a_a() {  # $1 binary, $2 label, rest: run flags
        "($(awk -v u="$unchanged" -v f="$figures" 'BEGIN { printf "%.0f", f ? 100 * u / f : 0 }')%)" | tee -a "$log"
   echo "$label: disturbed figures over all pairs: $(cat "$dir"/compare-*.md | grep -c '| disturbed |' || true)" | tee -a "$log"
 }
+
+if [ -n "${REJUDGE:-}" ]; then
+  for dir in $REJUDGE; do
+    for binary in "$bin" ${BEFORE:+"$(realpath "$BEFORE")"}; do
+      read -r exit1 pairs unchanged figures < <(count_pairs "$binary" "$dir")
+      echo "$dir by $binary: A/A pairs exiting 1: $exit1 of $pairs; figures unchanged: $unchanged of $figures;" \
+           "disturbed: $(cat "$dir"/compare-*.md | grep -c '| disturbed |' || true)" | tee -a "$log"
+    done
+  done
+  exit 0
+fi
 
 for mode in $modes; do
   case $mode in
