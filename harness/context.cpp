@@ -11,11 +11,11 @@ nlohmann::json RunSettings::to_json() const {
   j["level"] = to_string(level);
   j["gpus"] = gpus ? nlohmann::json(*gpus) : nlohmann::json(nullptr);
   j["data_dir"] = data_dir;
-  j["profile_path"] = profile_path;
   j["repetitions"] = repetitions ? nlohmann::json(*repetitions) : nlohmann::json(nullptr);
   j["keep_data"] = keep_data;
   j["rounds_sharing_budget"] = rounds_sharing_budget;
   j["round_index"] = round_index;
+  if (step_demand) j["step_demand"] = step_demand->to_json();
   return j;
 }
 
@@ -24,11 +24,11 @@ RunSettings RunSettings::from_json(const nlohmann::json& j) {
   s.level = parse_level(j.at("level").get<std::string>());
   if (!j.at("gpus").is_null()) s.gpus = j.at("gpus").get<std::vector<int>>();
   s.data_dir = j.at("data_dir").get<std::string>();
-  s.profile_path = j.at("profile_path").get<std::string>();
   if (!j.at("repetitions").is_null()) s.repetitions = j.at("repetitions").get<int>();
   s.keep_data = j.at("keep_data").get<bool>();
   s.rounds_sharing_budget = std::max(1, j.value("rounds_sharing_budget", 1));
   s.round_index = std::clamp(j.value("round_index", 0), 0, s.rounds_sharing_budget - 1);
+  if (j.contains("step_demand")) s.step_demand = StepDemand::from_json(j.at("step_demand"));
   return s;
 }
 

@@ -15,6 +15,7 @@
 #include "metric.hpp"
 #include "param.hpp"
 #include "probe.hpp"
+#include "session/step_demand.hpp"
 
 namespace nodeaudit {
 
@@ -23,7 +24,9 @@ struct RunSettings {
   Level level = Level::quick;
   std::optional<std::vector<int>> gpus;  // --gpus; empty optional = all GPUs
   std::string data_dir;                  // --data-dir; empty = none given
-  std::string profile_path;              // resolved profile file, empty = none
+  // The workload of the probes that emulate a training step (session/step_demand.hpp); empty for
+  // the others.
+  std::optional<StepDemand> step_demand;
   std::optional<int> repetitions;        // --repetitions overrides min/max repetitions
   bool keep_data = false;                // --keep-data
   // The quick level's work is fixed and split over its rounds: each round gets 1/N of the level's

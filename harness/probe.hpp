@@ -11,6 +11,7 @@
 #include "measure.hpp"
 #include "metric.hpp"
 #include "param.hpp"
+#include "session/step_demand.hpp"
 
 namespace nodeaudit {
 
@@ -59,6 +60,10 @@ struct ProbeSpec {
   // its first probe: the reason they cannot be used, in the words the probe itself would say, or
   // empty. Empty function: the probe uses no place of the user's.
   std::function<std::string(const ParamValues&, const RunSettings&)> check_places;
+  // Why a run for this workload leaves the probe out, because the workload's assessment never reads
+  // its figures (host.decode for a profile that decodes nothing on the CPU), or empty to run it.
+  // Asked only when a profile was given and the user did not name probes with --only.
+  std::function<std::string(const StepDemand&)> left_out_for_demand;
 };
 
 }  // namespace nodeaudit

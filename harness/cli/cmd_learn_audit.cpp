@@ -6,7 +6,7 @@
 #include "../nvml.hpp"
 #include "../registry.hpp"
 #include "../result.hpp"
-#include "../runner.hpp"
+#include "../session/session.hpp"
 #include "learn_run.hpp"
 #include "run_hooks.hpp"
 
@@ -30,10 +30,10 @@ nlohmann::json audit_node_for_profile(const std::string& profile_path, const std
   CommonOptions common;
   common.data_dir = data_dir;
   const Nvml nvml;
-  RunSettings settings = make_settings(common, nvml.device_count(), nvml.why_unavailable());
-  settings.profile_path = profile_path;
+  const RunSettings settings = make_settings(common, nvml.device_count(), nvml.why_unavailable());
   if (!data_dir.empty()) remove_abandoned_scratch(data_dir);
-  const IsolationOptions isolation{self_exe_path(), settings, &nvml, 0.5, "", 5.0};
+  session::Session audit(settings, std::nullopt, interrupt, &nvml);
+  audit.set_step_demand(session::run_step_demand(extras));
   nlohmann::json probes = nlohmann::json::array();
   for (const auto& id : audit_probe_ids(*extras.profile)) {
     const ProbeSpec* spec = probe_registry().find(id);
@@ -43,7 +43,9 @@ nlohmann::json audit_node_for_profile(const std::string& profile_path, const std
       continue;
     }
     std::fprintf(stderr, "learn --audit: %s ...\n", id.c_str());
-    probes.push_back(run_probe_isolated(*spec, probe_params_for(*spec, extras), isolation, interrupt, {}));
+    session::EntryRequest request;
+    request.param_texts = probe_params_for(*spec, extras);
+    probes.push_back(audit.run_entry(*spec, session::Placement::child, request));
   }
   return probes;
 }

@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "../session/exit_codes.hpp"
+
 namespace nodeaudit::cli {
 
 using Action = std::function<int()>;
@@ -23,10 +25,10 @@ void add_report_command(CLI::App& root, Action& action);    // harness/cli/cmd_r
 void add_watch_command(CLI::App& root, Action& action);     // harness/cli/cmd_watch.cpp
 void add_learn_command(CLI::App& root, Action& action);     // harness/cli/cmd_learn.cpp
 
-// Exit codes, in one place.
-inline constexpr int exit_ok = 0;
-inline constexpr int exit_fail = 1;
-inline constexpr int exit_usage = 2;
-inline constexpr int exit_interrupted = 130;
+// Exit codes, in one place (the session engine's).
+using session::exit_fail;
+using session::exit_interrupted;
+using session::exit_ok;
+using session::exit_usage;
 
 }  // namespace nodeaudit::cli

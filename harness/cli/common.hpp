@@ -1,75 +1,30 @@
-// Options shared by `run` and `probe`, and the checks that turn them into RunSettings.
+// The run-wide options `run` and `probe` share, declared once for the CLI parser. What they mean
+// and how they are checked lives with the session engine (session/run_options.hpp); the names are
+// brought in here for the other commands (learn, watch, env) that use the same plumbing.
 #pragma once
-
-#include <atomic>
-#include <optional>
-#include <string>
 
 #include <CLI/CLI.hpp>
 
-#include "../context.hpp"
+#include "../session/run_options.hpp"
 
 namespace nodeaudit::cli {
 
-struct CommonOptions {
-  std::string level = "quick";
-  std::string gpus;        // "0,1"; empty = all
-  std::string data_dir;
-  std::string profile;
-  std::string repetitions; // empty = not given
-  std::string rounds;      // empty = the level's default
-  bool keep_data = false;
-  std::string format = "table";
-  std::string out;
-};
+using session::claim_out_file;
+using session::CommonOptions;
+using session::hoist_multinode;
+using session::install_interrupt_handler;
+using session::make_settings;
+using session::OutPath;
+using session::own_command_line;
+using session::parse_whole_number;
+using session::remove_abandoned_scratch;
+using session::resolve_out_path;
+using session::rounds_for;
+using session::self_exe_path;
+using session::stderr_is_tty;
+using session::stdout_is_tty;
+using session::where_written;
 
 void add_common_options(CLI::App& app, CommonOptions& options);
-
-// Validates level, repetitions, GPUs against the node's GPU count (from NVML), data dir.
-// Throws UsageError naming the bad value.
-RunSettings make_settings(const CommonOptions& options, int gpus_on_node, const std::string& why_no_gpu);
-
-// "12" -> 12; nullopt for anything else ("12x", "", "1e3", out of int range).
-std::optional<int> parse_whole_number(const std::string& text);
-// --rounds as a number (1..100), else the level's default. Throws UsageError naming the bad value.
-int rounds_for(const CommonOptions& options, Level level);
-
-// Where a result goes. With a directory (or no --out) nodeaudit names the file itself and may take
-// another name when that one is taken; a FILE the user named is that file or nothing.
-struct OutPath {
-  std::string path;
-  bool name_is_ours = false;
-};
-
-// --out FILE|DIR -> the file to create. A directory (existing, or ending in '/') gets the default
-// name; the parent directory must exist; an existing file is refused (never overwritten).
-OutPath resolve_out_path(const std::string& out, const std::string& default_dir, const std::string& host);
-
-// Writes the first version of the result and returns the path it has. A name nodeaudit chose that
-// another run took meanwhile (two runs started in the same second) becomes "<name>-2.json",
-// "-3", ...: the first free one, taken atomically, so no run overwrites or loses another's result.
-// A name the user gave that exists by now is refused (UsageError).
-std::string claim_out_file(const OutPath& out, const std::string& content);
-// " on HOST (rank 0's host)" under an MPI launcher, where the file is written on rank 0's host and
-// the launcher's terminal may be elsewhere; empty otherwise.
-std::string where_written(const std::optional<int>& mpi_rank);
-// Moves the job-wide `multinode` block an MPI probe recorded in its info to the document's top.
-void hoist_multinode(nlohmann::json& doc, nlohmann::json& entry);
-
-// Path of the running binary, for re-executing it as a probe child.
-std::string self_exe_path();
-
-// SIGINT/SIGTERM set this flag; the first signal asks for a clean stop.
-const std::atomic<bool>& install_interrupt_handler();
-
-// Removes the scratch directories a nodeaudit process that is gone left in --data-dir and the
-// temporary directory (killed with kill -9, or at a power loss), saying each on stderr.
-void remove_abandoned_scratch(const std::string& data_dir);
-
-bool stdout_is_tty();
-bool stderr_is_tty();
-
-// This process's command line (from /proc/self/cmdline), recorded in the result for reproduction.
-std::vector<std::string> own_command_line();
 
 }  // namespace nodeaudit::cli

@@ -1,5 +1,7 @@
 #include "workload_options.hpp"
 
+#include "run_hooks.hpp"
+
 namespace nodeaudit::cli {
 
 CLI::Option* add_profile_option(CLI::App& command, std::string& profile) {
@@ -19,6 +21,17 @@ CLI::Option* add_expect_option(CLI::App& command, std::string& expect) {
   return command.add_option("--expect", expect,
                             "TOML file with an [expect] section: limits and expected values for grading GPU figures, "
                             "over the profile's own and the built-in table's (needs --profile)");
+}
+
+void add_run_extras(CLI::App& run, RunExtras& extras) {
+  run.add_option("--price-per-hour", extras.price_per_hour, "Node price per hour, for the cost of one training run");
+  add_target_gpus_option(run, extras.target_gpus);
+  add_expect_option(run, extras.expect);
+  run.add_option("--python", extras.python,
+                 "Python interpreter (with torch) for every probe that runs Python: host.dataloader, pipeline.step "
+                 "--loader pytorch; default python3 on PATH");
+  run.add_option("--prometheus", extras.prometheus,
+                 "Also write every metric as a node_exporter textfile (replaces only a file nodeaudit wrote)");
 }
 
 }  // namespace nodeaudit::cli

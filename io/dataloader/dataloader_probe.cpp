@@ -147,7 +147,7 @@ Outcome measure_dataloader(ProbeContext& ctx) {
   if (!fs::exists(script)) return Outcome::failed(fmt::format("the loader script is missing: {} (reinstall nodeaudit)", script));
   score::Profile profile;
   try {
-    profile = pipeline::load_workload_profile(ctx);
+    profile = pipeline::workload_profile(ctx);
   } catch (const std::exception& e) {
     return Outcome::bad_input(e.what());
   }

@@ -10,6 +10,7 @@
 
 #include "harness/score/result_view.hpp"
 #include "harness/score/score.hpp"
+#include "harness/score/step_demand.hpp"
 #include "jpeg_samples.hpp"
 #include "pipeline_run.hpp"
 #include "storage_target.hpp"
@@ -136,17 +137,11 @@ std::string choose_compute(const ParamValues& p, const GpuAvailability& gpus, Pi
 
 }  // namespace
 
-score::Profile load_workload_profile(const ProbeContext& ctx) {
-  const std::string& given = ctx.params().text("workload");
-  if (given.empty())
-    return score::load_profile(ctx.settings().profile_path.empty() ? "cv-resnet50-imagenet" : ctx.settings().profile_path);
-  try {
-    return score::load_profile(given);
-  } catch (const std::exception& e) {
-    // The catalogue names the run-wide option; the value came from --workload here.
-    const std::string what = e.what(), run_wide = "--profile " + given;
-    throw std::runtime_error(what.rfind(run_wide, 0) == 0 ? "--workload" + what.substr(std::string("--profile").size()) : what);
-  }
+score::Profile workload_profile(const ProbeContext& ctx) {
+  if (!ctx.settings().step_demand)
+    throw std::runtime_error("no workload was given to this probe (the session hands every probe with a --workload "
+                             "parameter the run's step demand)");
+  return score::profile_of_demand(*ctx.settings().step_demand);
 }
 
 int step_cap(Level level) {
@@ -183,7 +178,7 @@ void complete_real_plan(PipelinePlan& plan, const GpuCalibration& calibration, i
 std::string make_plan(const ProbeContext& ctx, PipelinePlan& plan, const GpuAvailability& gpus) {
   const auto& p = ctx.params();
   try {
-    plan.profile = load_workload_profile(ctx);
+    plan.profile = workload_profile(ctx);
   } catch (const std::exception& e) {
     return e.what();
   }

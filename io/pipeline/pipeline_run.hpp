@@ -19,10 +19,11 @@ namespace nodeaudit::pipeline {
 
 std::vector<ParamSpec> pipeline_params();
 
-// The profile of --workload when given, else of the run's --profile, else cv-resnet50-imagenet
-// (pipeline.step and host.dataloader both take a `workload` parameter). Throws what is wrong with
-// it, naming the option the value came from.
-score::Profile load_workload_profile(const ProbeContext& ctx);
+// The workload of the step (pipeline.step and host.dataloader both take a `workload` parameter):
+// the step demand the session parsed once from --workload, else the run's --profile, else its
+// default profile (harness/session/step_demand.hpp). No profile file is read here. Throws when the
+// context carries no demand.
+score::Profile workload_profile(const ProbeContext& ctx);
 
 struct PipelinePlan {
   score::Profile profile;

@@ -160,6 +160,11 @@ ProbeSpec make_spec() {
   };
   spec.body = measure_decode;
   spec.deadline_s = decode_deadline_s;
+  spec.left_out_for_demand = [](const StepDemand& demand) -> std::string {
+    if (demand.decode != "none") return "";
+    return fmt::format("not needed by profile {} (data.decode = none: no CPU decode to judge); --only host.decode measures it",
+                       demand.profile);
+  };
   return spec;
 }
 

@@ -165,5 +165,19 @@ const ProbeRegistrar bad_input_probe{ProbeSpec{
     .body = [](ProbeContext&) { return Outcome::bad_input("--path /nowhere: asked to refuse"); },
     .deadline_s = deadline_from_params}};
 
+// test.workload emulates a step the way pipeline.step does (it declares `workload`): it records the
+// step demand the session handed it, so a test can see what reached the child beside its params.
+const ProbeRegistrar workload_probe{ProbeSpec{
+    .id = "test.workload",
+    .description = "test only: records the step demand it was given and measures nothing",
+    .params = {deadline_param(), ParamSpec{.name = "workload", .type = ParamType::text, .default_by_level = same_at_all_levels(""),
+                                           .help = "Workload profile NAME or FILE"}},
+    .body = [](ProbeContext& ctx) {
+      const auto& demand = ctx.settings().step_demand;
+      ctx.info()["step_demand"] = demand ? demand->to_json() : nlohmann::json(nullptr);
+      return Outcome::ok();
+    },
+    .deadline_s = deadline_from_params}};
+
 }  // namespace
 }  // namespace nodeaudit

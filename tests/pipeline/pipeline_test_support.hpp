@@ -11,6 +11,8 @@
 
 #include "../uring_gate.hpp"
 #include "generated_data.hpp"
+#include "harness/score/score.hpp"
+#include "harness/score/step_demand.hpp"
 #include "pipeline_run.hpp"
 
 namespace nodeaudit::pipeline {
@@ -35,9 +37,15 @@ struct ProbeRun {
   nlohmann::json info;
 };
 
+// The context the session gives pipeline.step: its parameters and the step demand of --workload,
+// else of the default profile (the session parses the profile; the probe never reads one).
 inline ProbeContext make_context(const std::map<std::string, std::string>& given) {
   ParamValues params = resolve_params(pipeline_params(), given, Level::quick);
-  return ProbeContext(std::move(params), RunSettings{}, nullptr,
+  RunSettings settings;
+  const auto workload = given.find("workload");
+  settings.step_demand =
+      score::step_demand_of(score::load_profile(workload == given.end() ? default_step_profile : workload->second));
+  return ProbeContext(std::move(params), std::move(settings), nullptr,
                       std::chrono::steady_clock::now() + std::chrono::minutes(5));
 }
 

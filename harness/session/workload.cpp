@@ -1,7 +1,8 @@
-#include "run_hooks.hpp"
+#include "workload.hpp"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -11,20 +12,9 @@
 #include "../units.hpp"
 #include "../procfs.hpp"
 #include "../report/prometheus.hpp"
-#include "workload_options.hpp"
+#include "../score/step_demand.hpp"
 
-namespace nodeaudit::cli {
-
-void add_run_extras(CLI::App& run, RunExtras& extras) {
-  run.add_option("--price-per-hour", extras.price_per_hour, "Node price per hour, for the cost of one training run");
-  add_target_gpus_option(run, extras.target_gpus);
-  add_expect_option(run, extras.expect);
-  run.add_option("--python", extras.python,
-                 "Python interpreter (with torch) for every probe that runs Python: host.dataloader, pipeline.step "
-                 "--loader pytorch; default python3 on PATH");
-  run.add_option("--prometheus", extras.prometheus,
-                 "Also write every metric as a node_exporter textfile (replaces only a file nodeaudit wrote)");
-}
+namespace nodeaudit::session {
 
 namespace {
 // Checked before measuring, so a bad path costs no probe time.
@@ -63,6 +53,29 @@ std::string prepare_run_extras(const std::string& profile_name_or_path, RunExtra
   return extras.profile->source_path;
 }
 
+namespace {
+bool declares_param(const ProbeSpec& spec, const std::string& name) {
+  return std::any_of(spec.params.begin(), spec.params.end(), [&](const ParamSpec& p) { return p.name == name; });
+}
+}  // namespace
+
+bool takes_step_demand(const ProbeSpec& spec) { return declares_param(spec, "workload"); }
+
+StepDemand run_step_demand(const RunExtras& extras) {
+  return score::step_demand_of(extras.profile ? *extras.profile : score::load_profile(default_step_profile));
+}
+
+StepDemand probe_step_demand(const std::string& probe_id, const std::string& workload, const RunExtras& extras) {
+  if (workload.empty()) return run_step_demand(extras);
+  try {
+    return score::step_demand_of(score::load_profile(workload));
+  } catch (const std::exception& e) {
+    // The catalogue names the run-wide option; the value came from the probe's --workload here.
+    const std::string what = e.what(), run_wide = "--profile " + workload;
+    throw UsageError(probe_id, what.rfind(run_wide, 0) == 0 ? "--workload" + what.substr(std::string("--profile").size()) : what);
+  }
+}
+
 std::map<std::string, std::string> probe_params_for(const ProbeSpec& spec, const RunExtras& extras) {
   std::map<std::string, std::string> texts;
   if (!extras.python.empty())
@@ -77,9 +90,10 @@ std::map<std::string, std::string> probe_params_for(const ProbeSpec& spec, const
     const bool applies = p.name == "sample-size" || (p.name == "image-size" && decodes_jpeg);
     if (sample_bytes >= 1 && applies) texts[p.name] = fmt::format("{}", static_cast<long long>(std::llround(sample_bytes)));
   }
-  // The training step is emulated for the target GPUs, with the figures the assessment uses. A GPU
-  // given as a file is not in the table pipeline.step reads: its compute time and busbw are given.
-  if (spec.id == "pipeline.step" && extras.target) {
+  // A probe that emulates a node's training step (it declares `gpus-in-node`) emulates the target
+  // GPUs, with the figures the assessment uses. A GPU given as a file is not in the GPU table the
+  // probe reads: its compute time and busbw are given.
+  if (declares_param(spec, "gpus-in-node") && extras.target) {
     const score::TargetGpus& target = *extras.target;
     texts["gpus-in-node"] = std::to_string(target.count);
     if (target.file.empty()) {
@@ -99,11 +113,10 @@ std::map<std::string, std::string> probe_params_for(const ProbeSpec& spec, const
 
 std::optional<std::string> left_out_by_profile(const ProbeSpec& spec, const RunExtras& extras, bool only_given) {
   if (only_given || !extras.profile) return std::nullopt;
-  if (spec.id == "host.decode" && extras.profile->data.decode == score::DecodeKind::none)
-    return fmt::format("not needed by profile {} (data.decode = none: no CPU decode to judge); --only host.decode "
-                       "measures it",
-                       extras.profile->name);
-  return std::nullopt;
+  if (!spec.left_out_for_demand) return std::nullopt;
+  const std::string why = spec.left_out_for_demand(score::step_demand_of(*extras.profile));
+  if (why.empty()) return std::nullopt;
+  return why;
 }
 
 int assess_run(nlohmann::json& doc, const RunExtras& extras) {
@@ -126,4 +139,4 @@ void write_run_side_outputs(const nlohmann::json& doc, const RunExtras& extras) 
   if (!extras.prometheus.empty()) report::write_prometheus_textfile(doc, extras.prometheus);
 }
 
-}  // namespace nodeaudit::cli
+}  // namespace nodeaudit::session
