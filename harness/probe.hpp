@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "figures.hpp"
 #include "measure.hpp"
 #include "metric.hpp"
 #include "param.hpp"
@@ -59,6 +60,12 @@ struct ProbeSpec {
   // its first probe: the reason they cannot be used, in the words the probe itself would say, or
   // empty. Empty function: the probe uses no place of the user's.
   std::function<std::string(const ParamValues&, const RunSettings&)> check_places;
+  // What the probe's figures mean: its one line and each figure's declaration. Written in the
+  // probe folder's figures.cpp (the probe catalogue, probe_catalogue.hpp), from which the registry
+  // fills these, so the scorer and the reporters read the same words without linking the probe.
+  std::string meaning;
+  ProbeRole role = ProbeRole::measurement;
+  std::vector<FigureSpec> figures;
 };
 
 }  // namespace nodeaudit
