@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "figures.hpp"
 #include "measure.hpp"
 #include "metric.hpp"
 #include "param.hpp"
@@ -64,6 +65,12 @@ struct ProbeSpec {
   // its figures (host.decode for a profile that decodes nothing on the CPU), or empty to run it.
   // Asked only when a profile was given and the user did not name probes with --only.
   std::function<std::string(const StepDemand&)> left_out_for_demand;
+  // What the probe's figures mean: its one line and each figure's declaration. Written in the
+  // probe folder's figures.cpp (the probe catalogue, probe_catalogue.hpp), from which the registry
+  // fills these, so the scorer and the reporters read the same words without linking the probe.
+  std::string meaning;
+  ProbeRole role = ProbeRole::measurement;
+  std::vector<FigureSpec> figures;
 };
 
 }  // namespace nodeaudit

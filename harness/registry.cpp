@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "errors.hpp"
+#include "probe_catalogue.hpp"
 
 namespace nodeaudit {
 namespace {
@@ -42,6 +43,16 @@ void validate_spec(const ProbeSpec& spec) {
 }
 
 }  // namespace
+
+ProbeSpec with_declared_figures(ProbeSpec spec) {
+  if (!spec.meaning.empty() || !spec.figures.empty()) return spec;
+  if (const ProbeFigures* declared = declared_probe(spec.id)) {
+    spec.meaning = declared->meaning;
+    spec.role = declared->role;
+    spec.figures = declared->figures;
+  }
+  return spec;
+}
 
 void ProbeRegistry::add(ProbeSpec spec) {
   validate_spec(spec);

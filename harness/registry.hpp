@@ -33,8 +33,12 @@ class ProbeRegistry {
 
 ProbeRegistry& probe_registry();
 
+// The spec with its meaning and figures from the probe catalogue (the probe folder's figures.cpp),
+// where the spec does not declare them itself (a test's probe may).
+ProbeSpec with_declared_figures(ProbeSpec spec);
+
 struct ProbeRegistrar {
-  explicit ProbeRegistrar(ProbeSpec spec) { probe_registry().add(std::move(spec)); }
+  explicit ProbeRegistrar(ProbeSpec spec) { probe_registry().add(with_declared_figures(std::move(spec))); }
 };
 
 // Things outside harness/ (CUDA runtime, cuBLAS, NCCL, MPI versions) contribute to the env

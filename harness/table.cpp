@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "figure_info.hpp"
 #include "stats.hpp"
 
 namespace nodeaudit {
@@ -61,8 +62,8 @@ std::string round_spread_text(const nlohmann::json& m) {
   return fmt::format(" rounds {}..{} ({:.1f}%)", format_figure(*lo), format_figure(*hi), spread_pct);
 }
 
-std::string metric_row(const nlohmann::json& m) {
-  const std::string unit = m.value("unit", "");
+std::string metric_row(const std::string& probe_id, const nlohmann::json& m) {
+  const std::string unit = figure_info(probe_id, m).unit;
   const auto n = m.value("n", 0);
   if (n <= 1) return fmt::format("    {:<44} {:>12} {}\n", metric_label(m), format_figure(m.value("median", 0.0)), unit);
   return fmt::format("    {:<44} {:>12} {:<9} min {} max {} cv {:.1f}% n={}{}\n", metric_label(m),
@@ -96,7 +97,7 @@ std::string rounds_line(const nlohmann::json& probe) {
 
 std::string render_probe(const nlohmann::json& probe) {
   std::string out = render_probe_status(probe) + rounds_line(probe);
-  for (const auto& m : probe.value("metrics", nlohmann::json::array())) out += metric_row(m);
+  for (const auto& m : probe.value("metrics", nlohmann::json::array())) out += metric_row(probe.value("id", ""), m);
   for (const auto& f : probe.value("findings", nlohmann::json::array()))
     out += fmt::format("    {:<5} {}: {}\n", f.value("severity", "?"), f.value("code", "?"), f.value("message", ""));
   return out;

@@ -8,6 +8,7 @@
 // 2 bad input, a command that cannot start, or a job that fails before its first step; 130 Ctrl-C.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -25,6 +26,7 @@
 #include "../learn/learned_profile.hpp"
 #include "../nvml.hpp"
 #include "../result.hpp"
+#include "../score/resource_probes.hpp"
 #include "../score/score.hpp"
 #include "../units.hpp"
 #include "commands.hpp"
@@ -54,13 +56,15 @@ std::string script_stem(const std::vector<std::string>& command) {
   return fs::path(command.front()).stem().string();
 }
 
-// gpu.gemm tflops per dtype in a result: the slowest GPU's median (the step waits for it).
+// The compute figure (gpu.gemm tflops) per dtype in a result: the slowest GPU's median (the step
+// waits for it).
 std::map<std::string, double> gemm_rates(const nlohmann::json& doc) {
+  const score::ResourceFigure& compute = score::resource_figure::compute;
   std::map<std::string, double> rates;
   for (const auto& probe : doc["probes"]) {
-    if (probe.value("id", "") != "gpu.gemm" || probe.value("status", "") != "ok") continue;
+    if (probe.value("id", "") != compute.probe || probe.value("status", "") != "ok") continue;
     for (const auto& m : probe.value("metrics", nlohmann::json::array())) {
-      if (m.value("name", "") != "tflops" || !m.contains("median") || !m["median"].is_number()) continue;
+      if (m.value("name", "") != compute.metric || !m.contains("median") || !m["median"].is_number()) continue;
       const std::string dtype = m.value("labels", nlohmann::json::object()).value("dtype", "");
       const double median = m["median"].get<double>();
       if (!rates.count(dtype) || median < rates[dtype]) rates[dtype] = median;
@@ -72,10 +76,14 @@ std::map<std::string, double> gemm_rates(const nlohmann::json& doc) {
 // A result of this node for --result: its GEMM rate (model_efficiency) and its storage, decode and
 // host-to-device figures (the scorer's predicted data wait); it must hold at least one of them.
 nlohmann::json node_result(const std::string& path) {
+  namespace R = score::resource_figure;
+  static const std::vector<std::string> used_probes{R::compute.probe,         R::host_to_device.probe,  R::storage_sequential.probe,
+                                                    R::storage_samples.probe, R::checkpoint.probe,      R::native_decode.probe,
+                                                    R::framework_loader.probe};
   nlohmann::json doc = load_result_file(path);
   for (const auto& probe : doc["probes"]) {
     const std::string id = probe.value("id", "");
-    const bool used = id == "gpu.gemm" || id == "gpu.pcie" || id.rfind("storage.", 0) == 0 || id == "host.decode" || id == "host.dataloader";
+    const bool used = std::find(used_probes.begin(), used_probes.end(), id) != used_probes.end();
     if (used && probe.value("status", "") == "ok") return doc;
   }
   throw UsageError("--result " + path, "holds no measured gpu.gemm, storage, host.decode, host.dataloader or gpu.pcie figure; run `nodeaudit run --out FILE` on this node first");

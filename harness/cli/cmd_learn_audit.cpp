@@ -7,6 +7,7 @@
 #include "../registry.hpp"
 #include "../result.hpp"
 #include "../session/session.hpp"
+#include "../score/resource_probes.hpp"
 #include "learn_run.hpp"
 #include "run_hooks.hpp"
 
@@ -18,8 +19,9 @@ namespace {
 // storage probe of the profile's access pattern (as the scorer's storage stage reads it), and CPU
 // decode, which `run`'s own planning leaves out for a profile that decodes nothing.
 std::vector<std::string> audit_probe_ids(const score::Profile& profile) {
+  namespace R = score::resource_figure;
   const bool sequential = profile.data.access == score::AccessPattern::sequential_shards;
-  return {"gpu.gemm", "gpu.pcie", sequential ? "storage.read" : "storage.dataset", "host.decode"};
+  return {R::compute.probe, R::host_to_device.probe, score::storage_figure_for(sequential).probe, R::native_decode.probe};
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "harness/score/resource_probes.hpp"
 #include "stats.hpp"
 
 namespace nodeaudit::report {
@@ -25,6 +26,7 @@ bool LineChart::has_data() const {
 
 namespace {
 
+namespace R = score::resource_figure;
 using Filter = std::function<bool(const MetricRecord&)>;
 
 // A label that should hold a number ("1048576", "4"); absent when it does not.
@@ -68,7 +70,7 @@ BarChart gemm_chart(const Report& report) {
   for (const char* dtype : {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8"}) {
     std::vector<std::optional<double>> row;
     for (const auto& node : report.nodes)
-      row.push_back(median_of(select(node, "gpu.gemm", "tflops", [&](const MetricRecord& r) { return label(r, "dtype") == dtype; })));
+      row.push_back(median_of(select(node, R::compute.probe, R::compute.metric, [&](const MetricRecord& r) { return label(r, "dtype") == dtype; })));
     if (std::any_of(row.begin(), row.end(), [](const auto& v) { return v.has_value(); }))
       chart.categories.push_back(dtype), chart.values.push_back(row);
   }
@@ -86,22 +88,22 @@ std::vector<BarChart> bandwidth_charts(const Report& report) {
   std::vector<BarChart> charts;
   charts.push_back(one_bandwidth(report, "chart-hbm", "GPU memory (HBM)", "gpu.memory-bandwidth kernel=copy, median over GPUs",
                                  [](const NodeReport& n) {
-                                   return median_of(select(n, "gpu.memory-bandwidth", "bandwidth",
+                                   return median_of(select(n, R::gpu_memory_bandwidth.probe, R::gpu_memory_bandwidth.metric,
                                                            [](const MetricRecord& r) { return label(r, "kernel") == "copy"; }));
                                  }));
   charts.push_back(one_bandwidth(report, "chart-pcie", "PCIe host to device", "gpu.pcie h2d_bandwidth pinned, one GPU at a time, median over GPUs",
                                  [](const NodeReport& n) {
-                                   return median_of(select(n, "gpu.pcie", "h2d_bandwidth", [](const MetricRecord& r) {
+                                   return median_of(select(n, R::host_to_device.probe, R::host_to_device.metric, [](const MetricRecord& r) {
                                      return label(r, "memory") == "pinned" && label(r, "mode") == "single";
                                    }));
                                  }));
   charts.push_back(one_bandwidth(report, "chart-storage", "Storage sequential read", "storage.read pattern=seq, best series",
                                  [](const NodeReport& n) {
-                                   return max_of(select(n, "storage.read", "bandwidth",
+                                   return max_of(select(n, R::storage_sequential.probe, R::storage_sequential.metric,
                                                         [](const MetricRecord& r) { return label(r, "pattern") == "seq"; }));
                                  }));
   charts.push_back(one_bandwidth(report, "chart-busbw", "All-reduce bus bandwidth", "comm.allreduce busbw_peak",
-                                 [](const NodeReport& n) { return max_of(select(n, "comm.allreduce", "busbw_peak", nullptr)); }));
+                                 [](const NodeReport& n) { return max_of(select(n, R::communication.probe, "busbw_peak", nullptr)); }));
   return charts;
 }
 
@@ -119,19 +121,19 @@ LineChart curve(const Report& report, LineChart chart, const std::string& probe,
 BarChart uniformity_chart(const Report& report) {
   std::map<std::string, int> dtype_count;
   for (const auto& node : report.nodes)
-    for (const auto& r : select(node, "gpu.gemm", "tflops", nullptr)) ++dtype_count[label(r, "dtype")];
+    for (const auto& r : select(node, R::compute.probe, R::compute.metric, nullptr)) ++dtype_count[label(r, "dtype")];
   std::string dtype = dtype_count.count("bf16") ? "bf16" : dtype_count.empty() ? "" : dtype_count.begin()->first;
   BarChart chart{"chart-uniformity", "Per-GPU uniformity (GEMM " + dtype + ")", "TFLOP/s",
                  "gpu.gemm tflops dtype=" + dtype + " per GPU: a slow GPU holds back every synchronous step", node_names(report), {}, {}};
   std::set<std::pair<double, std::string>> gpus;  // numeric order: GPU 2 before GPU 10
   for (const auto& node : report.nodes)
-    for (const auto& r : select(node, "gpu.gemm", "tflops", [&](const MetricRecord& m) { return label(m, "dtype") == dtype; }))
+    for (const auto& r : select(node, R::compute.probe, R::compute.metric, [&](const MetricRecord& m) { return label(m, "dtype") == dtype; }))
       gpus.insert({label_number(r, "gpu").value_or(1e9), label(r, "gpu")});
   for (const auto& [order, gpu] : gpus) {
     chart.categories.push_back("GPU " + gpu);
     std::vector<std::optional<double>> row;
     for (const auto& node : report.nodes)
-      row.push_back(median_of(select(node, "gpu.gemm", "tflops", [&](const MetricRecord& m) {
+      row.push_back(median_of(select(node, R::compute.probe, R::compute.metric, [&](const MetricRecord& m) {
         return label(m, "dtype") == dtype && label(m, "gpu") == gpu;
       })));
     chart.values.push_back(row);
@@ -147,10 +149,10 @@ ChartSet build_charts(const Report& report) {
   set.bandwidth = bandwidth_charts(report);
   set.allreduce_curve = curve(report, {"chart-allreduce", "All-reduce bus bandwidth by message size", "message size", "GB/s",
                                        "comm.allreduce busbw per size (nccl-tests bus factor)", true, {}, {}},
-                              "comm.allreduce", "busbw", "size");
+                              R::communication.probe, R::communication.metric, "size");
   set.storage_sweep = curve(report, {"chart-storage-sweep", "Storage worker sweep (small-file dataset)", "workers", "samples/s",
                                      "storage.dataset samples_per_s per worker count", false, {}, {}},
-                            "storage.dataset", "samples_per_s", "workers");
+                            R::storage_samples.probe, R::storage_samples.metric, "workers");
   set.uniformity = uniformity_chart(report);
   return set;
 }

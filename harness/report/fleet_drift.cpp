@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "probe_catalogue.hpp"
+
 namespace nodeaudit::report {
 
 namespace {
@@ -89,7 +91,7 @@ std::vector<ConfigEntry> config_of(const json& doc) {
       config.push_back({std::string("gpu.") + key, std::move(value), ""});
   for (const auto& probe : doc.at("probes")) {
     const std::string id = probe.value("id", "");
-    if ((id == "host.config" || id == "gpu.config") && probe.value("status", "") == "ok") add_findings(config, probe);
+    if (is_configuration_audit(id) && probe.value("status", "") == "ok") add_findings(config, probe);
   }
   return config;
 }

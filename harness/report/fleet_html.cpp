@@ -1,7 +1,7 @@
 #include <fmt/format.h>
 
 #include "fleet_render.hpp"
-#include "probe_meaning.hpp"
+#include "probe_catalogue.hpp"
 #include "report_html.hpp"
 #include "table.hpp"
 #include "text_escape.hpp"

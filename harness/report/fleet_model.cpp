@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "errors.hpp"
+#include "figure_info.hpp"
 #include "fleet_drift.hpp"
 
 namespace nodeaudit::report {
@@ -41,12 +42,13 @@ std::uint32_t local_figure(NodeSummary& summary, std::unordered_map<std::string,
                            const std::string& probe, const std::string& params, const json& metric, std::string labels,
                            bool per_gpu) {
   const std::string name = metric.at("name").get<std::string>();
-  const std::string unit = metric.at("unit").get<std::string>();
+  const FigureInfo figure = figure_info(probe, metric);
+  const std::string& unit = figure.unit;
   std::string key = probe + "|" + params + "|" + name + "|" + labels + "|" + unit;
   const auto [it, added] = index.emplace(key, static_cast<std::uint32_t>(summary.figures.size()));
   if (added)
     summary.figures.emplace_back(std::move(key), FleetFigure{probe, name, std::move(labels), unit,
-                                                             metric.value("better", "higher") == "higher", per_gpu});
+                                                             figure.higher_is_better, per_gpu});
   return it->second;
 }
 

@@ -1,5 +1,7 @@
 #include "metric_index.hpp"
 
+#include "figure_info.hpp"
+
 namespace nodeaudit::report {
 
 std::string labels_text(const std::map<std::string, std::string>& labels) {
@@ -34,8 +36,9 @@ MetricRecord record_of(const nlohmann::json& probe_entry, const nlohmann::json& 
   record.name = metric.at("name").get<std::string>();
   for (const auto& [key, value] : metric.at("labels").items())
     record.labels[key] = value.is_string() ? value.get<std::string>() : value.dump();
-  record.unit = metric.at("unit").get<std::string>();
-  record.higher_is_better = metric.at("better") == "higher";
+  FigureInfo figure = figure_info(probe, metric);
+  record.unit = std::move(figure.unit);
+  record.higher_is_better = figure.higher_is_better;
   record.n = metric.at("n").get<std::size_t>();
   record.median = metric.at("median").get<double>();
   record.ci_lo = metric.at("ci95").at(0).get<double>();

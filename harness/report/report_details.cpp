@@ -3,7 +3,7 @@
 #include <map>
 
 #include "metric_index.hpp"
-#include "probe_meaning.hpp"
+#include "probe_catalogue.hpp"
 
 namespace nodeaudit::report {
 

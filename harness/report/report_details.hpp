@@ -21,7 +21,7 @@ struct DetailRow {
 
 struct ProbeGroup {
   std::string probe;
-  std::string meaning;                   // probe_meaning()
+  std::string meaning;                   // probe_meaning() (probe_catalogue.hpp)
   std::vector<std::string> node_status;  // "ok", "skipped: no CUDA device", "not in this result"
   std::vector<DetailRow> rows;
   bool every_node_ok() const;

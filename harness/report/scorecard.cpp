@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "figure_info.hpp"
+#include "harness/score/resource_probes.hpp"
 #include "harness/score/result_view.hpp"
 #include "table.hpp"
 
@@ -28,12 +30,14 @@ const json* resource_entry(const json& assessment, const std::string& resource) 
 // training profile whose GEMMs hide memory traffic): read it the way the scorer would have.
 ScorecardCell unused_hbm_figure(const json& doc, const std::string& note) {
   const std::string status = std::string(score::measured_here_label) + " (not used by this profile: " + note + ")";
-  const score::ProbeState probe = score::probe_state(doc, "gpu.memory-bandwidth");
+  const score::ResourceFigure& hbm = score::resource_figure::gpu_memory_bandwidth;
+  const score::ProbeState probe = score::probe_state(doc, hbm.probe);
   if (!probe.measured())
     return {std::nullopt, "", "not measured: " + probe.why + " (not used by this profile)", "", {}};
-  const auto figure = score::slowest_gpu(*probe.probe, "gpu.memory-bandwidth", "bandwidth", {{"kernel", "copy"}});
-  if (!figure) return {std::nullopt, "", "not measured: no gpu.memory-bandwidth bandwidth [kernel=copy]", "", {}};
-  return {figure->value, "GB/s", figure->datasheet ? std::string(score::gpu_table_label) : status, figure->source, {}};
+  const auto figure = score::slowest_gpu(*probe.probe, hbm.probe, hbm.metric, {{"kernel", "copy"}});
+  if (!figure) return {std::nullopt, "", fmt::format("not measured: no {} {} [kernel=copy]", hbm.probe, hbm.metric), "", {}};
+  return {figure->value, figure_info(hbm.probe, hbm.metric).unit, figure->datasheet ? std::string(score::gpu_table_label) : status,
+          figure->source, {}};
 }
 
 ScorecardCell resource_cell(const NodeReport& node, const std::string& resource) {

@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "figure_info.hpp"
 #include "gpu_table.hpp"
+#include "resource_probes.hpp"
 #include "result_view.hpp"
 
 namespace nodeaudit::score {
@@ -67,19 +69,25 @@ Grade make_grade(std::string figure, std::string gpu, const GpuModel& model, dou
 }
 
 // What one graded figure is: its expect name, probe, metric, labels and unit.
-struct FigureSpec {
+struct GradedFigure {
   const char* expect_name;  // [expect.<name>]
   const char* probe;
   const char* metric;
   LabelFilter filter;
-  const char* unit;
+  std::string unit;
   const char* override_label;  // the label whose value keys an override ("dtype"), or "" for one value per model
 };
+
+namespace R = resource_figure;
+
+GradedFigure graded(const char* expect_name, const ResourceFigure& figure, LabelFilter filter, const char* override_label) {
+  return {expect_name, figure.probe, figure.metric, std::move(filter), figure_info(figure.probe, figure.metric).unit, override_label};
+}
 
 // One per-GPU figure: every matching metric of the probe, against the settings' value for its GPU
 // model when one is given, else what `reference` says from the table.
 template <typename Reference>
-void grade_per_gpu(const json& result, const GpuModels& models, const FigureSpec& spec, const ExpectSettings& settings,
+void grade_per_gpu(const json& result, const GpuModels& models, const GradedFigure& spec, const ExpectSettings& settings,
                    Reference reference, Grading& grading) {
   const ProbeState probe = probe_state(result, spec.probe);
   if (!probe.measured() || is_datasheet(*probe.probe)) return;
@@ -112,7 +120,8 @@ void grade_per_gpu(const json& result, const GpuModels& models, const FigureSpec
 // GPU count when the table has no curve), else the table curve's point nearest that size (within
 // 1.5x, or not graded).
 void grade_allreduce(const json& result, const GpuModels& models, const ExpectSettings& settings, Grading& grading) {
-  const ProbeState probe = probe_state(result, "comm.allreduce");
+  const ResourceFigure& used = resource_figure::communication;
+  const ProbeState probe = probe_state(result, used.probe);
   if (!probe.measured() || is_datasheet(*probe.probe) || models.by_index.empty()) return;
   const GpuModel* model = models.by_index.front();
   if (!model) return;
@@ -120,19 +129,19 @@ void grade_allreduce(const json& result, const GpuModels& models, const ExpectSe
   const bool table_curve = model->allreduce && model->allreduce->measured && model->allreduce->gpus > 0;
   if (!given && !table_curve) return;
   for (const GpuModel* other : models.by_index)
-    if (other != model) return grading.not_graded.push_back("comm.allreduce: the node's GPUs are of several models");
+    if (other != model) return grading.not_graded.push_back(fmt::format("{}: the node's GPUs are of several models", used.probe));
   int gpus = table_curve ? model->allreduce->gpus : 0;
   if (!table_curve)
-    for (const json* metric : select_metrics(*probe.probe, "busbw", {}))
+    for (const json* metric : select_metrics(*probe.probe, used.metric, {}))
       gpus = std::max(gpus, std::atoi(label_of(*metric, "gpus").c_str()));
   const json* largest = nullptr;
   double largest_bytes = 0;
-  for (const json* metric : select_metrics(*probe.probe, "busbw", {{"gpus", std::to_string(gpus)}})) {
+  for (const json* metric : select_metrics(*probe.probe, used.metric, {{"gpus", std::to_string(gpus)}})) {
     const double bytes = std::atof(label_of(*metric, "size").c_str());
     if (bytes > largest_bytes) largest = metric, largest_bytes = bytes;
   }
   if (!largest) {
-    grading.not_graded.push_back(fmt::format("comm.allreduce: no busbw over {} GPUs (the reference's count)", gpus));
+    grading.not_graded.push_back(fmt::format("{}: no {} over {} GPUs (the reference's count)", used.probe, used.metric, gpus));
     return;
   }
   SourcedValue expected;
@@ -143,14 +152,15 @@ void grade_allreduce(const json& result, const GpuModels& models, const ExpectSe
     const AllreducePoint point = model->allreduce->nearest(largest_bytes);
     if (std::fabs(std::log(point.bytes / largest_bytes)) > std::log(1.5)) {
       grading.not_graded.push_back(
-          fmt::format("comm.allreduce: largest size measured {:.0f} B has no reference within 1.5x", largest_bytes));
+          fmt::format("{}: largest size measured {:.0f} B has no reference within 1.5x", used.probe, largest_bytes));
       return;
     }
     expected = {point.busbw_gbps, fmt::format("{} at {:.0f} B", model->allreduce->source, point.bytes), true};
   }
   const ResolvedLimits limits = resolve_limits(settings, "allreduce");
-  grading.grades.push_back(make_grade(fmt::format("comm.allreduce busbw [gpus={}, size={:.0f}]", gpus, largest_bytes),
-                                      "node", *model, metric_median(*largest), expected, "GB/s", limits));
+  grading.grades.push_back(make_grade(fmt::format("{} {} [gpus={}, size={:.0f}]", used.probe, used.metric, gpus, largest_bytes),
+                                      "node", *model, metric_median(*largest), expected, figure_info(used.probe, used.metric).unit,
+                                      limits));
   grading.limits.emplace("allreduce", limits);
 }
 
@@ -160,7 +170,7 @@ Grading grade_expected(const json& result, const ExpectSettings& settings) {
   Grading grading;
   const GpuModels models = models_of(result, settings, grading.not_graded);
   grade_per_gpu(
-      result, models, {"gemm", "gpu.gemm", "tflops", {}, "TFLOP/s", "dtype"}, settings,
+      result, models, graded("gemm", R::compute, {}, "dtype"), settings,
       [](const GpuModel& m, const LabelFilter& labels) -> std::optional<SourcedValue> {
         const auto it = labels.find("dtype");
         if (it == labels.end()) return std::nullopt;
@@ -169,12 +179,12 @@ Grading grade_expected(const json& result, const ExpectSettings& settings) {
       },
       grading);
   grade_per_gpu(
-      result, models, {"memory_copy", "gpu.memory-bandwidth", "bandwidth", {{"kernel", "copy"}}, "GB/s", ""}, settings,
+      result, models, graded("memory_copy", R::gpu_memory_bandwidth, {{"kernel", "copy"}}, ""), settings,
       [](const GpuModel& m, const LabelFilter&) { return m.hbm_gbps; }, grading);
   // nvbandwidth copies to one GPU at a time: the single-GPU figure is the one to compare.
   grade_per_gpu(
       result, models,
-      {"h2d_pinned", "gpu.pcie", "h2d_bandwidth", {{"memory", "pinned"}, {"mode", "single"}}, "GB/s", ""}, settings,
+      graded("h2d_pinned", R::host_to_device, {{"memory", "pinned"}, {"mode", "single"}}, ""), settings,
       [](const GpuModel& m, const LabelFilter&) { return m.h2d_gbps; }, grading);
   grade_allreduce(result, models, settings, grading);
   return grading;

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "resource_probes.hpp"
+
 namespace nodeaudit::score {
 
 using nlohmann::json;
@@ -57,14 +59,15 @@ MemoryFit fit_memory(const Profile& profile, const json& result, const StepShape
   fit.model_state_bytes = profile.model_state_bytes() / shards;
   fit.activation_bytes = profile.model.activation_bytes_per_sample * profile.training.micro_batch_per_gpu;
   fit.peak_bytes = fit.model_state_bytes + fit.activation_bytes;
-  const ProbeState probe = probe_state(result, "gpu.memory-capacity");
+  const ResourceFigure& used = resource_figure::gpu_memory_capacity;
+  const ProbeState probe = probe_state(result, used.probe);
   if (!probe.measured()) {
     fit.not_judged = probe.why;
     return fit;
   }
-  const auto usable = slowest_gpu(*probe.probe, "gpu.memory-capacity", "usable_bytes", {});
+  const auto usable = slowest_gpu(*probe.probe, used.probe, used.metric, {});
   if (!usable || usable->value <= 0) {
-    fit.not_judged = "gpu.memory-capacity has no usable_bytes metric";
+    fit.not_judged = fmt::format("{} has no {} metric", used.probe, used.metric);
     return fit;
   }
   fit.usable_bytes = usable->value;
@@ -98,7 +101,8 @@ HostFit fit_host(const EnvFigures& env) {
 
 Uniformity gpu_uniformity(const Profile& profile, const json& result) {
   Uniformity uniformity;
-  const ProbeState probe = probe_state(result, "gpu.gemm");
+  const ResourceFigure& used = resource_figure::compute;
+  const ProbeState probe = probe_state(result, used.probe);
   if (!probe.measured()) {
     uniformity.not_judged = probe.why;
     return uniformity;
@@ -109,10 +113,10 @@ Uniformity gpu_uniformity(const Profile& profile, const json& result) {
     return uniformity;
   }
   const LabelFilter filter{{"dtype", profile.model.dtype}};
-  uniformity.per_gpu = per_gpu_medians(*probe.probe, "tflops", filter);
-  uniformity.metric = "gpu.gemm tflops" + describe_filter(filter) + " median per GPU";
+  uniformity.per_gpu = per_gpu_medians(*probe.probe, used.metric, filter);
+  uniformity.metric = fmt::format("{} {}{} median per GPU", used.probe, used.metric, describe_filter(filter));
   if (uniformity.per_gpu.empty()) {
-    uniformity.not_judged = "gpu.gemm has no tflops" + describe_filter(filter) + " metric";
+    uniformity.not_judged = fmt::format("{} has no {}{} metric", used.probe, used.metric, describe_filter(filter));
     return uniformity;
   }
   double lowest = uniformity.per_gpu.front().second, highest = lowest;
@@ -128,14 +132,15 @@ CheckpointCost checkpoint_cost(const Profile& profile, const json& result) {
   CheckpointCost cost;
   cost.needed = profile.training.checkpoint_bytes > 0;
   if (!cost.needed) return cost;
-  const ProbeState probe = probe_state(result, "storage.checkpoint");
+  const ResourceFigure& used = resource_figure::checkpoint;
+  const ProbeState probe = probe_state(result, used.probe);
   if (!probe.measured()) {
     cost.not_judged = probe.why;
     return cost;
   }
-  const auto write = best_series(*probe.probe, "storage.checkpoint", "write_bandwidth", {});
+  const auto write = best_series(*probe.probe, used.probe, used.metric, {});
   if (!write || write->value <= 0) {
-    cost.not_judged = "storage.checkpoint has no write_bandwidth metric";
+    cost.not_judged = fmt::format("{} has no {} metric", used.probe, used.metric);
     return cost;
   }
   cost.metric = write->source;

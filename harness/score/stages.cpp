@@ -7,9 +7,13 @@
 
 #include <fmt/format.h>
 
+#include "figure_info.hpp"
+#include "resource_probes.hpp"
+
 namespace nodeaudit::score {
 
 using nlohmann::json;
+namespace R = resource_figure;
 
 namespace {
 
@@ -42,13 +46,14 @@ StepShape step_shape(const Profile& profile, const EnvFigures& env) {
 
 // step FLOPs / (measured GEMM rate for the dtype x model efficiency), slowest GPU.
 Stage compute_stage(const Profile& profile, const json& result, const StepShape& shape) {
-  Stage stage = make_stage("compute", "TFLOP per GPU", "TFLOP/s");
+  const ResourceFigure& used = R::compute;
+  Stage stage = make_stage("compute", "TFLOP per GPU", figure_info(used.probe, used.metric).unit);
   stage.demand = shape.samples_per_gpu * profile.flops_per_sample() / 1e12;
-  const ProbeState probe = probe_state(result, "gpu.gemm");
+  const ProbeState probe = probe_state(result, used.probe);
   if (!probe.measured()) return not_measured(stage, probe.why);
   const LabelFilter filter{{"dtype", profile.model.dtype}};
-  const auto gemm = slowest_gpu(*probe.probe, "gpu.gemm", "tflops", filter);
-  if (!gemm || gemm->value <= 0) return not_measured(stage, missing_metric("gpu.gemm", "tflops", filter));
+  const auto gemm = slowest_gpu(*probe.probe, used.probe, used.metric, filter);
+  if (!gemm || gemm->value <= 0) return not_measured(stage, missing_metric(used.probe, used.metric, filter));
   stage.capacity = gemm->value;
   stage.capacity_metric = gemm->source;
   stage.datasheet = gemm->datasheet;
@@ -60,19 +65,20 @@ Stage compute_stage(const Profile& profile, const json& result, const StepShape&
 
 // Bytes of GPU memory traffic not hidden behind GEMMs (decode-phase inference) / measured copy bandwidth.
 Stage gpu_memory_bandwidth_stage(const Profile& profile, const json& result, const StepShape& shape) {
-  Stage stage = make_stage("gpu_memory_bandwidth", "GB per GPU", "GB/s");
+  const ResourceFigure& used = R::gpu_memory_bandwidth;
+  Stage stage = make_stage("gpu_memory_bandwidth", "GB per GPU", figure_info(used.probe, used.metric).unit);
   stage.demand = shape.samples_per_gpu * profile.model.memory_traffic_bytes_per_sample / 1e9;
   if (profile.model.memory_traffic_bytes_per_sample <= 0) {
     stage.needed = false;
     stage.note = "not modelled (memory_traffic_bytes_per_sample = 0): GEMMs hide memory traffic";
     return stage;
   }
-  const ProbeState probe = probe_state(result, "gpu.memory-bandwidth");
+  const ProbeState probe = probe_state(result, used.probe);
   if (!probe.measured()) return not_measured(stage, probe.why);
   const LabelFilter filter{{"kernel", "copy"}};
-  const auto bandwidth = slowest_gpu(*probe.probe, "gpu.memory-bandwidth", "bandwidth", filter);
+  const auto bandwidth = slowest_gpu(*probe.probe, used.probe, used.metric, filter);
   if (!bandwidth || bandwidth->value <= 0)
-    return not_measured(stage, missing_metric("gpu.memory-bandwidth", "bandwidth", filter));
+    return not_measured(stage, missing_metric(used.probe, used.metric, filter));
   stage.capacity = bandwidth->value;
   stage.capacity_metric = bandwidth->source;
   stage.datasheet = bandwidth->datasheet;
@@ -108,24 +114,25 @@ Stage storage_stage(const Profile& profile, const json& result, const StepShape&
   stage.demand = shape.samples_per_node * sample_bytes / 1e9;
   const bool fits = env.ram_available_bytes && profile.data.dataset_bytes <= *env.ram_available_bytes;
   const bool sequential = profile.data.access == AccessPattern::sequential_shards;
-  const std::string id = sequential ? "storage.read" : "storage.dataset";
+  const ResourceFigure& used = storage_figure_for(sequential);
+  const std::string id = used.probe;
   const ProbeState probe = probe_state(result, id);
   if (!probe.measured()) return not_measured(stage, probe.why);
   if (sequential) {
-    const auto bandwidth = storage_figure(*probe.probe, id, "bandwidth", {{"pattern", "seq"}}, fits, stage.note);
+    const auto bandwidth = storage_figure(*probe.probe, id, used.metric, {{"pattern", "seq"}}, fits, stage.note);
     if (!bandwidth || bandwidth->value <= 0)
-      return not_measured(stage, missing_metric(id, "bandwidth", {{"pattern", "seq"}}));
+      return not_measured(stage, missing_metric(id, used.metric, {{"pattern", "seq"}}));
     stage.capacity = stage.capacity_gbps = bandwidth->value;
     stage.capacity_metric = bandwidth->source;
     stage.time_s = stage.demand / bandwidth->value;
     return stage;
   }
-  const auto rate = storage_figure(*probe.probe, id, "samples_per_s", {}, fits, stage.note);
-  if (!rate || rate->value <= 0) return not_measured(stage, missing_metric(id, "samples_per_s", {}));
+  const auto rate = storage_figure(*probe.probe, id, used.metric, {}, fits, stage.note);
+  if (!rate || rate->value <= 0) return not_measured(stage, missing_metric(id, used.metric, {}));
   stage.demand = shape.samples_per_node;
   stage.demand_unit = "samples per node";
   stage.capacity = rate->value;
-  stage.capacity_unit = "samples/s";
+  stage.capacity_unit = figure_info(used.probe, used.metric).unit;
   stage.capacity_metric = rate->source;
   stage.capacity_gbps = rate->value * sample_bytes / 1e9;
   stage.time_s = shape.samples_per_node / rate->value;
@@ -161,18 +168,18 @@ DecodeFigure per_gpu_figure(const json& probe, const std::string& id, const std:
 }
 
 DecodeFigure native_decode(const json& result, const StepShape& shape, const EnvFigures& env) {
-  const ProbeState probe = probe_state(result, "host.decode");
+  const ProbeState probe = probe_state(result, R::native_decode.probe);
   if (!probe.measured()) return {0, "", probe.why};
-  return per_gpu_figure(*probe.probe, "host.decode", "images_per_s_per_gpu", "images_per_s_per_core", {{"stage", "full"}},
-                        shape, env);
+  return per_gpu_figure(*probe.probe, R::native_decode.probe, R::native_decode.metric, R::native_decode_per_core.metric,
+                        {{"stage", "full"}}, shape, env);
 }
 
 // The DataLoader training scripts run: torchvision's ImageNet recipe decodes with PIL.
 DecodeFigure framework_loader(const json& result, const StepShape& shape, const EnvFigures& env) {
-  const ProbeState probe = probe_state(result, "host.dataloader");
+  const ProbeState probe = probe_state(result, R::framework_loader.probe);
   if (!probe.measured()) return {0, "", probe.why};
-  return per_gpu_figure(*probe.probe, "host.dataloader", "samples_per_s_per_gpu", "samples_per_s_per_worker",
-                        {{"decoder", "pil"}}, shape, env);
+  return per_gpu_figure(*probe.probe, R::framework_loader.probe, R::framework_loader.metric,
+                        R::framework_loader_per_worker.metric, {{"decoder", "pil"}}, shape, env);
 }
 
 }  // namespace
@@ -224,17 +231,18 @@ Stage host_to_device_stage(const Profile& profile, const json& result, const Ste
     stage.note = "no host-to-device copies (device_bytes_per_sample = 0)";
     return stage;
   }
-  const ProbeState probe = probe_state(result, "gpu.pcie");
+  const ResourceFigure& used = R::host_to_device;
+  const ProbeState probe = probe_state(result, used.probe);
   if (!probe.measured()) return not_measured(stage, probe.why);
   LabelFilter filter{{"memory", "pinned"}, {"mode", "concurrent"}};
-  auto bandwidth = slowest_gpu(*probe.probe, "gpu.pcie", "h2d_bandwidth", filter);
+  auto bandwidth = slowest_gpu(*probe.probe, used.probe, used.metric, filter);
   if (!bandwidth) {
     filter["mode"] = "single";
-    bandwidth = slowest_gpu(*probe.probe, "gpu.pcie", "h2d_bandwidth", filter);
+    bandwidth = slowest_gpu(*probe.probe, used.probe, used.metric, filter);
     if (bandwidth) stage.note = "no concurrent-copy figure; one-GPU-at-a-time rate used (optimistic)";
   }
   if (!bandwidth || bandwidth->value <= 0)
-    return not_measured(stage, missing_metric("gpu.pcie", "h2d_bandwidth", filter));
+    return not_measured(stage, missing_metric(used.probe, used.metric, filter));
   stage.capacity = bandwidth->value;
   stage.capacity_metric = bandwidth->source;
   stage.datasheet = bandwidth->datasheet;
@@ -247,8 +255,8 @@ namespace {
 // The all-reduce series measured at the message size nearest (in ratio) to `bytes`, among the runs
 // over `gpus` GPUs when the result labels them.
 const json* nearest_allreduce(const json& probe, double bytes, int gpus) {
-  auto series = select_metrics(probe, "busbw", {{"gpus", std::to_string(gpus)}});
-  if (series.empty()) series = select_metrics(probe, "busbw", {});
+  auto series = select_metrics(probe, R::communication.metric, {{"gpus", std::to_string(gpus)}});
+  if (series.empty()) series = select_metrics(probe, R::communication.metric, {});
   const json* nearest = nullptr;
   double best_distance = 0;
   for (const json* metric : series) {
@@ -289,14 +297,15 @@ Stage communication_stage(const Profile& profile, const json& result, const Step
   const double collectives =
       profile.training.sharding == Sharding::full ? 1.5 * profile.training.gradient_accumulation : 1.0;
   stage.demand = gradient_bytes * 2 * (gpus - 1) / gpus * collectives / 1e9;
-  const ProbeState probe = probe_state(result, "comm.allreduce");
+  const ResourceFigure& used = R::communication;
+  const ProbeState probe = probe_state(result, used.probe);
   if (!probe.measured()) return not_measured(stage, probe.why);
   const json* nearest = nearest_allreduce(*probe.probe, gradient_bytes, shape.gpus);
-  if (!nearest || metric_median(*nearest) <= 0) return not_measured(stage, "comm.allreduce has no busbw [size] metric");
+  if (!nearest || metric_median(*nearest) <= 0)
+    return not_measured(stage, fmt::format("{} has no {} [size] metric", used.probe, used.metric));
   stage.capacity = metric_median(*nearest);
-  stage.capacity_metric =
-      fmt::format("comm.allreduce busbw [size={}, gpus={}] median (nearest to {:.0f} MB of gradients)",
-                  label_of(*nearest, "size"), label_of(*nearest, "gpus"), gradient_bytes / 1e6);
+  stage.capacity_metric = fmt::format("{} {} [size={}, gpus={}] median (nearest to {:.0f} MB of gradients)", used.probe,
+                                      used.metric, label_of(*nearest, "size"), label_of(*nearest, "gpus"), gradient_bytes / 1e6);
   if (is_datasheet(*probe.probe)) {
     const std::string size = label_of(*nearest, "size");
     stage.capacity_metric =

@@ -8,14 +8,17 @@
 #include <fmt/format.h>
 
 #include "../errors.hpp"
+#include "../figure_info.hpp"
 #include "../input_file.hpp"
 #include "gpu_table_text.hpp"
+#include "resource_probes.hpp"
 #include "result_view.hpp"
 #include "toml_section.hpp"
 
 namespace nodeaudit::score {
 
 using nlohmann::json;
+namespace R = resource_figure;
 
 namespace {
 
@@ -48,8 +51,9 @@ std::map<std::string, SourcedValue> read_gemm_rates(detail::Section& top, const 
   return out;
 }
 
-json one_metric(const std::string& name, const std::string& unit, double value, json labels, const SourcedValue& from) {
-  return {{"name", name},        {"unit", unit},
+// A metric entry as the probe would record it, with the unit its declaration gives.
+json one_metric(const ResourceFigure& figure, double value, json labels, const SourcedValue& from) {
+  return {{"name", figure.metric},        {"unit", figure_info(figure.probe, figure.metric).unit},
           {"labels", labels},    {"median", value},
           {"samples", {value}},  {"source", from.label()}};
 }
@@ -68,23 +72,23 @@ json gpu_side_probes(const TargetGpus& target) {
   json gemm = json::array();
   for (const std::string& dtype : table_dtypes)
     if (auto rate = m.gemm_rate(dtype))
-      gemm.push_back(one_metric("tflops", "TFLOP/s", rate->value, {{"dtype", dtype}, {"gpu", "0"}}, *rate));
-  probes.push_back(datasheet_probe("gpu.gemm", target, gemm));
+      gemm.push_back(one_metric(R::compute, rate->value, {{"dtype", dtype}, {"gpu", "0"}}, *rate));
+  probes.push_back(datasheet_probe(R::compute.probe, target, gemm));
   if (m.memory_bytes)
-    probes.push_back(datasheet_probe("gpu.memory-capacity", target,
-                                     {one_metric("usable_bytes", "bytes", m.memory_bytes->value, gpu0, *m.memory_bytes)}));
+    probes.push_back(datasheet_probe(R::gpu_memory_capacity.probe, target,
+                                     {one_metric(R::gpu_memory_capacity, m.memory_bytes->value, gpu0, *m.memory_bytes)}));
   if (auto bandwidth = m.memory_bandwidth())
     probes.push_back(datasheet_probe(
-        "gpu.memory-bandwidth", target,
-        {one_metric("bandwidth", "GB/s", bandwidth->value, {{"kernel", "copy"}, {"gpu", "0"}}, *bandwidth)}));
+        R::gpu_memory_bandwidth.probe, target,
+        {one_metric(R::gpu_memory_bandwidth, bandwidth->value, {{"kernel", "copy"}, {"gpu", "0"}}, *bandwidth)}));
   if (m.h2d_gbps) {
     // Published per-GPU copies run one GPU at a time; each GPU of an HGX board has its own x16 link,
     // so the per-GPU figure stands for all GPUs copying at once (an assumption, said in the source).
     SourcedValue all_at_once = *m.h2d_gbps;
     all_at_once.source += "; measured one GPU at a time and taken for all GPUs copying at once: an upper bound "
                           "(HGX boards put two GPUs behind one PCIe switch uplink)";
-    probes.push_back(datasheet_probe("gpu.pcie", target,
-                                     {one_metric("h2d_bandwidth", "GB/s", all_at_once.value,
+    probes.push_back(datasheet_probe(R::host_to_device.probe, target,
+                                     {one_metric(R::host_to_device, all_at_once.value,
                                                  {{"memory", "pinned"}, {"mode", "concurrent"}, {"gpu", "0"}},
                                                  all_at_once)}));
   }
@@ -96,11 +100,11 @@ json gpu_side_probes(const TargetGpus& target) {
                                                           : ""),
                             m.allreduce->measured};
     for (const AllreducePoint& point : m.allreduce->points)
-      busbw.push_back(one_metric("busbw", "GB/s", point.busbw_gbps,
+      busbw.push_back(one_metric(R::communication, point.busbw_gbps,
                                  {{"size", point.bytes > 0 ? fmt::format("{:.0f}", point.bytes) : std::string("any")},
                                   {"gpus", std::to_string(target.count)}},
                                  from));
-    probes.push_back(datasheet_probe("comm.allreduce", target, busbw));
+    probes.push_back(datasheet_probe(R::communication.probe, target, busbw));
   }
   return probes;
 }
@@ -121,8 +125,8 @@ int measured_gpu_count(const json& result) {
 }  // namespace
 
 const std::vector<std::string>& target_replaced_probes() {
-  static const std::vector<std::string> ids{"gpu.gemm", "gpu.memory-capacity", "gpu.memory-bandwidth", "gpu.pcie",
-                                            "comm.allreduce"};
+  static const std::vector<std::string> ids{R::compute.probe, R::gpu_memory_capacity.probe, R::gpu_memory_bandwidth.probe,
+                                            R::host_to_device.probe, R::communication.probe};
   return ids;
 }
 
@@ -209,7 +213,9 @@ json apply_target(const json& result, const TargetGpus& target) {
       if (replaced(id)) continue;
       // A rate shared among this node's own GPUs does not hold for the target's; the per-core
       // (per-worker) figure is shared among the target's GPUs instead.
-      const std::string per_gpu = id == "host.decode" ? "images_per_s_per_gpu" : id == "host.dataloader" ? "samples_per_s_per_gpu" : "";
+      const std::string per_gpu = id == R::native_decode.probe        ? R::native_decode.metric
+                                  : id == R::framework_loader.probe ? R::framework_loader.metric
+                                                                    : "";
       if (!per_gpu.empty() && probe.contains("metrics") && probe["metrics"].is_array()) {
         json kept = json::array();
         for (const json& metric : probe["metrics"])
