@@ -1,6 +1,6 @@
 # Run at build time: writes OUTPUT, a .cpp holding each of FILES (';'-separated) as a raw string, so
 # the binary carries learn's Python module and needs no file beside it at run time.
-set(text "// Generated from harness/learn/python by cmake/EmbedPythonModule.cmake; do not edit.\n#include \"learn_module.hpp\"\n\nnamespace nodeaudit::learn {\n\nconst std::vector<ModuleFile>& module_files() {\n  static const std::vector<ModuleFile> files = {\n")
+set(text "// Generated from harness/learn/python by cmake/EmbedPythonModule.cmake; do not edit.\n#include \"harness/learn/learn_module.hpp\"\n\nnamespace nodeaudit::learn {\n\nconst std::vector<ModuleFile>& module_files() {\n  static const std::vector<ModuleFile> files = {\n")
 foreach(file ${FILES})
   file(READ ${file} content)
   if(content MATCHES "\\)nodeaudit_py\"")

@@ -1,5 +1,5 @@
 # NCCL is optional and comes with the CUDA toolkit here: the collective probes (comm/) and the
-# real-GPU training step (io/pipeline) use it. Found once so both directories agree.
+# real-GPU training step (pipeline/step) use it. Found once so both directories agree.
 set(NODEAUDIT_HAVE_NCCL OFF)
 set(NODEAUDIT_NCCL_MISSING "no CUDA toolkit")
 if(NODEAUDIT_HAVE_CUDA)

@@ -10,7 +10,7 @@ endfunction()
 
 # nodeaudit_probe_figures(FUNCTION SOURCE)
 # Adds a probe folder's figure declarations to the probe catalogue: SOURCE defines
-# `std::vector<nodeaudit::ProbeFigures> FUNCTION()` with no dependency beyond harness/figures.hpp.
+# `std::vector<nodeaudit::ProbeFigures> FUNCTION()` with no dependency beyond harness/core/figures.hpp.
 # The catalogue is linked by the harness, so the scorer and the reporters read every probe's
 # declarations without linking a probe body; nodeaudit_write_probe_catalogue() writes the index
 # that calls each FUNCTION once every folder has declared its own.
@@ -33,7 +33,7 @@ function(nodeaudit_write_probe_catalogue)
 #include <utility>
 #include <vector>
 
-#include \"figures.hpp\"
+#include \"harness/core/figures.hpp\"
 
 namespace nodeaudit {
 

@@ -1,4 +1,4 @@
-#include "collective_math.hpp"
+#include "comm/collective_math.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -4,11 +4,11 @@
 // Under an MPI launcher the collectives run one rank per GPU across nodes (nccl_mpi.cpp).
 #include <fmt/format.h>
 
-#include "collective_math.hpp"
-#include "registry.hpp"
+#include "comm/collective_math.hpp"
+#include "harness/core/registry.hpp"
 
 #if NODEAUDIT_COMM_HAVE_NCCL
-#include "nccl_engine.hpp"
+#include "comm/nccl_engine.hpp"
 #endif
 
 namespace nodeaudit::comm {

@@ -1,7 +1,7 @@
 // The interconnect probes' figures: what each one records, in which unit, and which way is better.
 // Dependency-free (figures.hpp only): compiled into the probe catalogue that the scorer and the
 // reporters link, with or without NCCL and MPI.
-#include "figures.hpp"
+#include "harness/core/figures.hpp"
 
 namespace nodeaudit {
 namespace {

@@ -19,17 +19,17 @@
 
 #include <fmt/format.h>
 
-#include "context.hpp"
-#include "env.hpp"
-#include "mpi_launch.hpp"
-#include "job_watch.hpp"
-#include "rank_report.hpp"
-#include "registry.hpp"
-#include "runner.hpp"
-#include "units.hpp"
+#include "comm/job_watch.hpp"
+#include "comm/mpi_launch.hpp"
+#include "comm/rank_report.hpp"
+#include "harness/core/context.hpp"
+#include "harness/core/registry.hpp"
+#include "harness/core/runner.hpp"
+#include "harness/core/units.hpp"
+#include "harness/node/env.hpp"
 
 #if NODEAUDIT_COMM_HAVE_MPI
-#include "host_fabric_rank.hpp"
+#include "comm/host_fabric_rank.hpp"
 #endif
 
 namespace nodeaudit::comm {

@@ -15,7 +15,7 @@
 // not completed.
 // Pitfalls: on one host the path is shared memory, not the NIC; buffers are reused, so small sizes
 // stay in cache (as in NetPIPE); a loaded machine adds jitter to small-message latency.
-#include "host_fabric_rank.hpp"
+#include "comm/host_fabric_rank.hpp"
 
 #include <mpi.h>
 
@@ -27,13 +27,13 @@
 
 #include <fmt/format.h>
 
-#include "collective_math.hpp"
-#include "host_pairs_rank.hpp"
-#include "mpi_launch.hpp"
-#include "mpi_session.hpp"
-#include "rank_stream.hpp"
-#include "units.hpp"
-#include "verify.hpp"
+#include "comm/collective_math.hpp"
+#include "comm/host_pairs_rank.hpp"
+#include "comm/mpi_launch.hpp"
+#include "comm/mpi_session.hpp"
+#include "comm/rank_stream.hpp"
+#include "comm/verify.hpp"
+#include "harness/core/units.hpp"
 
 namespace nodeaudit::comm {
 namespace {

@@ -3,9 +3,9 @@
 
 #include <cstdint>
 
-#include "context.hpp"
-#include "probe.hpp"
-#include "rank_merge.hpp"
+#include "comm/rank_merge.hpp"
+#include "harness/core/context.hpp"
+#include "harness/core/probe.hpp"
 
 namespace nodeaudit::comm {
 

@@ -1,4 +1,4 @@
-#include "host_pairs.hpp"
+#include "comm/host_pairs.hpp"
 
 #include <algorithm>
 

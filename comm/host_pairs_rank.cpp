@@ -2,7 +2,7 @@
 // between the pair's two host leaders; pairs of a round run at once, every rank meets the others
 // at a gather after each size, so the rounds stay in step. The pair's first rank calibrates the
 // iterations (or takes --iterations) and tells its partner.
-#include "host_pairs_rank.hpp"
+#include "comm/host_pairs_rank.hpp"
 
 #include <mpi.h>
 
@@ -11,9 +11,9 @@
 
 #include <fmt/format.h>
 
-#include "collective_math.hpp"
-#include "host_pairs.hpp"
-#include "units.hpp"
+#include "comm/collective_math.hpp"
+#include "comm/host_pairs.hpp"
+#include "harness/core/units.hpp"
 
 namespace nodeaudit::comm {
 namespace {

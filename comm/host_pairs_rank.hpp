@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "context.hpp"
-#include "host_pairs.hpp"
-#include "host_fabric_rank.hpp"
-#include "mpi_session.hpp"
-#include "rank_stream.hpp"
+#include "comm/host_fabric_rank.hpp"
+#include "comm/host_pairs.hpp"
+#include "comm/mpi_session.hpp"
+#include "comm/rank_stream.hpp"
+#include "harness/core/context.hpp"
 
 namespace nodeaudit::comm {
 

@@ -1,4 +1,4 @@
-#include "job_watch.hpp"
+#include "comm/job_watch.hpp"
 
 #include <fstream>
 #include <iterator>

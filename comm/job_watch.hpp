@@ -15,10 +15,10 @@
 #include <optional>
 #include <string>
 
-#include "mpi_launch.hpp"
-#include "probe.hpp"
-#include "rank_report.hpp"
-#include "rank_stream.hpp"
+#include "comm/mpi_launch.hpp"
+#include "comm/rank_report.hpp"
+#include "comm/rank_stream.hpp"
+#include "harness/core/probe.hpp"
 
 namespace nodeaudit::comm {
 

@@ -1,4 +1,4 @@
-#include "mpi_launch.hpp"
+#include "comm/mpi_launch.hpp"
 
 #include <netdb.h>
 #include <sys/socket.h>
@@ -12,8 +12,8 @@
 
 #include <fmt/format.h>
 
-#include "mpi_env.hpp"
-#include "rank_stream.hpp"
+#include "comm/rank_stream.hpp"
+#include "harness/node/mpi_env.hpp"
 
 namespace nodeaudit::comm {
 namespace {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "process_group.hpp"
+#include "harness/core/process_group.hpp"
 
 namespace nodeaudit::comm {
 
@@ -58,7 +58,7 @@ struct LaunchEnd : GroupEnd {
   std::string log_tail;  // last lines of the launcher's combined stdout/stderr, without rank 0's report
 };
 using LaunchWatch = GroupWatch;
-// run_in_own_group (harness/process_group.hpp) for a launcher: its whole process group is killed
+// run_in_own_group (harness/core/process_group.hpp) for a launcher: its whole process group is killed
 // past `timeout_s`, once `should_stop` says so, or once `watch` gives a reason.
 LaunchEnd run_launcher(const std::vector<std::string>& args, const std::string& log_path, double timeout_s,
                        const std::function<bool()>& should_stop, const LaunchWatch& watch = {});

@@ -1,4 +1,4 @@
-#include "mpi_session.hpp"
+#include "comm/mpi_session.hpp"
 
 #include <mpi.h>
 #include <unistd.h>
@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "env.hpp"
-#include "registry.hpp"
-#include "version.hpp"
+#include "harness/core/registry.hpp"
+#include "harness/core/version.hpp"
+#include "harness/node/env.hpp"
 
 namespace nodeaudit::comm {
 

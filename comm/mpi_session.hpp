@@ -19,8 +19,8 @@
 #include <thread>
 #include <vector>
 
-#include "probe.hpp"
-#include "rank_merge.hpp"
+#include "comm/rank_merge.hpp"
+#include "harness/core/probe.hpp"
 
 namespace nodeaudit::comm {
 

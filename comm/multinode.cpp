@@ -1,4 +1,4 @@
-#include "multinode.hpp"
+#include "comm/multinode.hpp"
 
 #include <cstdlib>
 #include <cstring>

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mpi_launch.hpp"
-#include "probe.hpp"
+#include "comm/mpi_launch.hpp"
+#include "harness/core/probe.hpp"
 
 namespace nodeaudit::comm {
 

@@ -21,12 +21,12 @@
 
 #include <fmt/format.h>
 
-#include "mpi_launch.hpp"
-#include "nccl_engine.hpp"
-#include "nccl_support.hpp"
-#include "p2p_math.hpp"
-#include "verify.hpp"
-#include "watchdog.hpp"
+#include "comm/nccl_engine.hpp"
+#include "comm/mpi_launch.hpp"
+#include "comm/nccl_support.hpp"
+#include "comm/p2p_math.hpp"
+#include "comm/verify.hpp"
+#include "comm/watchdog.hpp"
 
 namespace nodeaudit::comm {
 namespace {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "collective_math.hpp"
-#include "context.hpp"
-#include "probe.hpp"
+#include "comm/collective_math.hpp"
+#include "harness/core/context.hpp"
+#include "harness/core/probe.hpp"
 
 namespace nodeaudit::comm {
 

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "registry.hpp"
+#include "harness/core/registry.hpp"
 
 namespace nodeaudit::comm {
 namespace {

@@ -22,12 +22,12 @@
 
 #include <fmt/format.h>
 
-#include "env.hpp"
-#include "mpi_session.hpp"
-#include "multinode.hpp"
-#include "nccl_engine.hpp"
-#include "nccl_pairs.hpp"
-#include "nccl_support.hpp"
+#include "comm/mpi_session.hpp"
+#include "comm/multinode.hpp"
+#include "comm/nccl_engine.hpp"
+#include "comm/nccl_pairs.hpp"
+#include "comm/nccl_support.hpp"
+#include "harness/node/env.hpp"
 
 namespace nodeaudit::comm {
 namespace {

@@ -12,7 +12,7 @@
 // Pitfalls: every rank must take the same branch, so a pair that fails still reaches the gather
 // and its reason is recorded, not thrown; each pair's communicators are destroyed before the next
 // round, so a round never holds more than one communicator per GPU.
-#include "nccl_pairs.hpp"
+#include "comm/nccl_pairs.hpp"
 
 #include <mpi.h>
 #include <nccl.h>
@@ -24,11 +24,11 @@
 
 #include <fmt/format.h>
 
-#include "host_pairs.hpp"
-#include "host_pairs_rank.hpp"
-#include "nccl_engine.hpp"
-#include "nccl_support.hpp"
-#include "units.hpp"
+#include "comm/host_pairs.hpp"
+#include "comm/host_pairs_rank.hpp"
+#include "comm/nccl_engine.hpp"
+#include "comm/nccl_support.hpp"
+#include "harness/core/units.hpp"
 
 namespace nodeaudit::comm {
 namespace {

@@ -4,10 +4,10 @@
 
 #include <vector>
 
-#include "collective_math.hpp"
-#include "context.hpp"
-#include "mpi_session.hpp"
-#include "multinode.hpp"
+#include "comm/collective_math.hpp"
+#include "comm/mpi_session.hpp"
+#include "comm/multinode.hpp"
+#include "harness/core/context.hpp"
 
 namespace nodeaudit::comm {
 

@@ -1,12 +1,12 @@
 // Checked CUDA/NCCL calls, GPU choice, buffers, and the per-GPU communicators.
-#include "nccl_support.hpp"
+#include "comm/nccl_support.hpp"
 
 #include <thread>
 
 #include <fmt/format.h>
 
-#include "gpu_absence.hpp"
-#include "gpu_select.hpp"
+#include "harness/node/gpu_absence.hpp"
+#include "kernels/gpu/gpu_select.hpp"
 
 namespace nodeaudit::comm {
 

@@ -14,8 +14,8 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
-#include "context.hpp"
-#include "probe.hpp"
+#include "harness/core/context.hpp"
+#include "harness/core/probe.hpp"
 
 namespace nodeaudit::comm {
 

@@ -12,9 +12,9 @@
 
 #include <fmt/format.h>
 
-#include "nccl_engine.hpp"
-#include "nccl_support.hpp"
-#include "p2p_math.hpp"
+#include "comm/nccl_engine.hpp"
+#include "comm/nccl_support.hpp"
+#include "comm/p2p_math.hpp"
 
 namespace nodeaudit::comm {
 namespace {

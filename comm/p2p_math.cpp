@@ -1,4 +1,4 @@
-#include "p2p_math.hpp"
+#include "comm/p2p_math.hpp"
 
 #include <algorithm>
 

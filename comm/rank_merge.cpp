@@ -1,4 +1,4 @@
-#include "rank_merge.hpp"
+#include "comm/rank_merge.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "rank_report.hpp"
+#include "comm/rank_report.hpp"
 
 namespace nodeaudit::comm {
 namespace {

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "metric.hpp"
-#include "probe.hpp"
+#include "harness/core/metric.hpp"
+#include "harness/core/probe.hpp"
 
 namespace nodeaudit::comm {
 

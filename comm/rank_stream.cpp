@@ -1,4 +1,4 @@
-#include "rank_stream.hpp"
+#include "comm/rank_stream.hpp"
 
 #include <unistd.h>
 

@@ -21,7 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "probe.hpp"
+#include "harness/core/probe.hpp"
 
 namespace nodeaudit::comm {
 

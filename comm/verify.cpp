@@ -1,4 +1,4 @@
-#include "verify.hpp"
+#include "comm/verify.hpp"
 
 namespace nodeaudit::comm {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <span>
 
-#include "expected_values.hpp"
+#include "comm/expected_values.hpp"
 
 namespace nodeaudit::comm {
 

@@ -1,4 +1,4 @@
-#include "watchdog.hpp"
+#include "comm/watchdog.hpp"
 
 #include <algorithm>
 

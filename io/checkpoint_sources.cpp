@@ -1,9 +1,9 @@
-#include "checkpoint_sources.hpp"
+#include "io/checkpoint_sources.hpp"
 
 #include <algorithm>
 #include <tuple>
 
-#include "pattern.hpp"
+#include "io/pattern.hpp"
 
 namespace nodeaudit::io {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "uring_engine.hpp"
+#include "io/uring_engine.hpp"
 
 namespace nodeaudit::io {
 

@@ -1,4 +1,4 @@
-#include "dataset_loader.hpp"
+#include "io/dataset_loader.hpp"
 
 #include <fcntl.h>
 
@@ -7,7 +7,7 @@
 #include <random>
 #include <thread>
 
-#include "storage_target.hpp"
+#include "io/storage_target.hpp"
 
 namespace nodeaudit::io {
 namespace {

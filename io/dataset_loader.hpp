@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "uring_engine.hpp"
+#include "io/uring_engine.hpp"
 
 namespace nodeaudit::io {
 

@@ -1,7 +1,7 @@
 // The storage probes' figures: what each one records, in which unit, and which way is better.
 // Dependency-free (figures.hpp only): compiled into the probe catalogue that the scorer and the
 // reporters link.
-#include "figures.hpp"
+#include "harness/core/figures.hpp"
 
 namespace nodeaudit {
 

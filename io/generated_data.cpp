@@ -1,4 +1,4 @@
-#include "generated_data.hpp"
+#include "io/generated_data.hpp"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,10 +12,10 @@
 
 #include <fmt/format.h>
 
-#include "kept_data.hpp"
-#include "owned_dir.hpp"
-#include "pattern.hpp"
-#include "storage_target.hpp"
+#include "harness/core/owned_dir.hpp"
+#include "io/kept_data.hpp"
+#include "io/pattern.hpp"
+#include "io/storage_target.hpp"
 
 namespace nodeaudit::io {
 namespace fs = std::filesystem;

@@ -1,4 +1,4 @@
-#include "kept_data.hpp"
+#include "io/kept_data.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "generated_data.hpp"
+#include "io/generated_data.hpp"
 
 namespace nodeaudit::io {
 namespace fs = std::filesystem;

@@ -1,4 +1,4 @@
-#include "pattern.hpp"
+#include "io/pattern.hpp"
 
 #include <cstring>
 

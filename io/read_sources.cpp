@@ -1,10 +1,10 @@
-#include "read_sources.hpp"
+#include "io/read_sources.hpp"
 
 #include <algorithm>
 #include <numeric>
 #include <random>
 
-#include "pattern.hpp"
+#include "io/pattern.hpp"
 
 namespace nodeaudit::io {
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "uring_engine.hpp"
+#include "io/uring_engine.hpp"
 
 namespace nodeaudit::io {
 

@@ -1,9 +1,9 @@
-#include "steady_windows.hpp"
+#include "io/steady_windows.hpp"
 
 #include <algorithm>
 #include <chrono>
 
-#include "storage_target.hpp"
+#include "io/storage_target.hpp"
 
 namespace nodeaudit::io {
 namespace {

@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "measure.hpp"
-#include "uring_engine.hpp"
+#include "harness/core/measure.hpp"
+#include "io/uring_engine.hpp"
 
 namespace nodeaudit::io {
 

@@ -19,16 +19,16 @@
 
 #include <fmt/format.h>
 
-#include "storage_checkpoint.hpp"
+#include "io/storage_checkpoint.hpp"
 
-#include "checkpoint_sources.hpp"
-#include "context.hpp"
-#include "generated_data.hpp"
-#include "owned_dir.hpp"
-#include "registry.hpp"
-#include "storage_params.hpp"
-#include "storage_target.hpp"
-#include "units.hpp"
+#include "harness/core/context.hpp"
+#include "harness/core/owned_dir.hpp"
+#include "harness/core/registry.hpp"
+#include "harness/core/units.hpp"
+#include "io/checkpoint_sources.hpp"
+#include "io/generated_data.hpp"
+#include "io/storage_params.hpp"
+#include "io/storage_target.hpp"
 
 namespace nodeaudit::io {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "probe.hpp"
+#include "harness/core/probe.hpp"
 
 namespace nodeaudit::io {
 

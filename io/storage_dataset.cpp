@@ -16,14 +16,14 @@
 
 #include <fmt/format.h>
 
-#include "context.hpp"
-#include "dataset_loader.hpp"
-#include "generated_data.hpp"
-#include "registry.hpp"
-#include "stats.hpp"
-#include "storage_params.hpp"
-#include "storage_target.hpp"
-#include "units.hpp"
+#include "harness/core/context.hpp"
+#include "harness/core/registry.hpp"
+#include "harness/core/stats.hpp"
+#include "harness/core/units.hpp"
+#include "io/dataset_loader.hpp"
+#include "io/generated_data.hpp"
+#include "io/storage_params.hpp"
+#include "io/storage_target.hpp"
 
 namespace nodeaudit::io {
 namespace {

@@ -1,4 +1,4 @@
-#include "storage_params.hpp"
+#include "io/storage_params.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "context.hpp"
-#include "storage_target.hpp"
+#include "harness/core/context.hpp"
+#include "io/storage_target.hpp"
 
 namespace nodeaudit::io {
 

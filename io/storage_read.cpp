@@ -21,14 +21,14 @@
 
 #include <fmt/format.h>
 
-#include "context.hpp"
-#include "generated_data.hpp"
-#include "read_sources.hpp"
-#include "registry.hpp"
-#include "steady_windows.hpp"
-#include "storage_params.hpp"
-#include "storage_target.hpp"
-#include "units.hpp"
+#include "harness/core/context.hpp"
+#include "harness/core/registry.hpp"
+#include "harness/core/units.hpp"
+#include "io/generated_data.hpp"
+#include "io/read_sources.hpp"
+#include "io/steady_windows.hpp"
+#include "io/storage_params.hpp"
+#include "io/storage_target.hpp"
 
 namespace nodeaudit::io {
 namespace {

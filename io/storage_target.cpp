@@ -1,4 +1,4 @@
-#include "storage_target.hpp"
+#include "io/storage_target.hpp"
 
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -16,8 +16,8 @@
 
 #include <fmt/format.h>
 
-#include "procfs.hpp"
-#include "units.hpp"
+#include "harness/core/units.hpp"
+#include "harness/node/procfs.hpp"
 
 namespace nodeaudit::io {
 namespace fs = std::filesystem;

@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "context.hpp"
-#include "latency_histogram.hpp"
+#include "harness/core/context.hpp"
+#include "io/latency_histogram.hpp"
 
 namespace nodeaudit::io {
 

@@ -1,4 +1,4 @@
-#include "uring_chain.hpp"
+#include "io/uring_chain.hpp"
 
 #include <fcntl.h>
 

@@ -1,4 +1,4 @@
-#include "uring_engine.hpp"
+#include "io/uring_engine.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "container.hpp"
-#include "uring_chain.hpp"
+#include "harness/node/container.hpp"
+#include "io/uring_chain.hpp"
 
 namespace nodeaudit::io {
 namespace {

@@ -25,7 +25,7 @@
 
 #include <liburing.h>
 
-#include "latency_histogram.hpp"
+#include "io/latency_histogram.hpp"
 
 namespace nodeaudit::io {
 

@@ -1,5 +1,5 @@
 # One model trained a few steps for `nodeaudit learn` to count its FLOPs: torchvision ResNet-18 or
-# ResNet-50 at 224x224 (batch 1), or the GPT-2-small-shaped decoder of tests/learn/train_gpt.py.
+# ResNet-50 at 224x224 (batch 1), or the GPT-2-small-shaped decoder of tests/harness/learn/train_gpt.py.
 import sys
 
 import torch

@@ -55,7 +55,7 @@ for pair in resnet18:1.814e9 resnet50:4.089e9; do
   python3 -c "m=$measured; p=$macs*2*3; print(f'  {\"$name\":9} {m/1e9:8.3f} GFLOP vs {p/1e9:8.3f} ({\"$macs\"} MAC x 2 x 3): ratio {m/p:.4f}')"
 done
 "$python" -c "import numpy as np; np.random.default_rng(1).integers(0, 50257, 1 << 18).astype(np.uint16).tofile('$work/tokens.bin')"
-measured=$(flops gpt2 "$python" "$here/../../tests/learn/train_gpt.py" "$work/tokens.bin" --vocab 50257 --d 768 --layers 12 \
+measured=$(flops gpt2 "$python" "$here/../../tests/harness/learn/train_gpt.py" "$work/tokens.bin" --vocab 50257 --d 768 --layers 12 \
   --heads 12 --context 128 --batch 1 --steps 3)
 python3 -c "
 L, d, V, T = 12, 768, 50257, 128

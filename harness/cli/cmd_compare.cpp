@@ -6,12 +6,12 @@
 #include <memory>
 #include <set>
 
-#include "../errors.hpp"
-#include "../result.hpp"
-#include "commands.hpp"
-#include "report/cli_args.hpp"
-#include "report/compare.hpp"
-#include "report/compare_render.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/result.hpp"
+#include "harness/report/cli_args.hpp"
+#include "harness/report/compare.hpp"
+#include "harness/report/compare_render.hpp"
 
 namespace nodeaudit::cli {
 

@@ -2,11 +2,11 @@
 #include <iostream>
 #include <memory>
 
-#include "../env.hpp"
-#include "../errors.hpp"
-#include "../nvml.hpp"
-#include "commands.hpp"
-#include "common.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/cli/common.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/node/env.hpp"
+#include "harness/node/nvml.hpp"
 
 namespace nodeaudit::cli {
 

@@ -16,22 +16,22 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "../env.hpp"
-#include "../errors.hpp"
-#include "../learn/data_wait_check.hpp"
-#include "../learn/job_runner.hpp"
-#include "../learn/learn_document.hpp"
-#include "../learn/learn_module.hpp"
-#include "../learn/learn_summary.hpp"
-#include "../learn/learned_profile.hpp"
-#include "../nvml.hpp"
-#include "../result.hpp"
-#include "../score/resource_probes.hpp"
-#include "../score/score.hpp"
-#include "../units.hpp"
-#include "commands.hpp"
-#include "common.hpp"
-#include "learn_run.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/cli/common.hpp"
+#include "harness/cli/learn_run.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/result.hpp"
+#include "harness/core/units.hpp"
+#include "harness/learn/data_wait_check.hpp"
+#include "harness/learn/job_runner.hpp"
+#include "harness/learn/learn_document.hpp"
+#include "harness/learn/learn_module.hpp"
+#include "harness/learn/learn_summary.hpp"
+#include "harness/learn/learned_profile.hpp"
+#include "harness/node/env.hpp"
+#include "harness/node/nvml.hpp"
+#include "harness/score/resource_probes.hpp"
+#include "harness/score/score.hpp"
 
 namespace nodeaudit::cli {
 namespace {

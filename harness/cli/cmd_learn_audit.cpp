@@ -3,13 +3,13 @@
 // process, with its deadline and telemetry), into the learn result beside the job's own figures.
 #include <cstdio>
 
-#include "../nvml.hpp"
-#include "../registry.hpp"
-#include "../result.hpp"
-#include "../session/session.hpp"
-#include "../score/resource_probes.hpp"
-#include "learn_run.hpp"
-#include "run_hooks.hpp"
+#include "harness/cli/learn_run.hpp"
+#include "harness/cli/run_hooks.hpp"
+#include "harness/core/registry.hpp"
+#include "harness/core/result.hpp"
+#include "harness/node/nvml.hpp"
+#include "harness/score/resource_probes.hpp"
+#include "harness/session/session.hpp"
 
 namespace nodeaudit::cli {
 

@@ -13,17 +13,17 @@
 
 #include <fmt/format.h>
 
-#include "../errors.hpp"
-#include "../learn/learn_document.hpp"
-#include "../learn/learned_profile.hpp"
-#include "../learn/optimize_or_upgrade.hpp"
-#include "../stats.hpp"
-#include "../learn/vary.hpp"
-#include "../result.hpp"
-#include "../score/score.hpp"
-#include "../units.hpp"
-#include "commands.hpp"
-#include "learn_run.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/cli/learn_run.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/result.hpp"
+#include "harness/core/stats.hpp"
+#include "harness/core/units.hpp"
+#include "harness/learn/learn_document.hpp"
+#include "harness/learn/learned_profile.hpp"
+#include "harness/learn/optimize_or_upgrade.hpp"
+#include "harness/learn/vary.hpp"
+#include "harness/score/score.hpp"
 
 namespace nodeaudit::cli {
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <iostream>
 
-#include "../registry.hpp"
-#include "commands.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/core/registry.hpp"
 
 namespace nodeaudit::cli {
 

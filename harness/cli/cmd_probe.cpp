@@ -7,10 +7,10 @@
 #include <map>
 #include <memory>
 
-#include "../registry.hpp"
-#include "../session/session.hpp"
-#include "commands.hpp"
-#include "common.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/cli/common.hpp"
+#include "harness/core/registry.hpp"
+#include "harness/session/session.hpp"
 
 namespace nodeaudit::cli {
 namespace {

@@ -5,11 +5,11 @@
 
 #include <fmt/format.h>
 
-#include "../errors.hpp"
-#include "../score/render.hpp"
-#include "../score/gpu_table_text.hpp"
-#include "../score/score.hpp"
-#include "commands.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/score/gpu_table_text.hpp"
+#include "harness/score/render.hpp"
+#include "harness/score/score.hpp"
 
 namespace nodeaudit::cli {
 

@@ -8,15 +8,15 @@
 #include <memory>
 #include <set>
 
-#include "../errors.hpp"
-#include "../result.hpp"
-#include "commands.hpp"
-#include "workload_options.hpp"
-#include "report/cli_args.hpp"
-#include "report/fleet_cli.hpp"
-#include "report/report_html.hpp"
-#include "report/report_markdown.hpp"
-#include "report/report_model.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/cli/workload_options.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/result.hpp"
+#include "harness/report/cli_args.hpp"
+#include "harness/report/fleet_cli.hpp"
+#include "harness/report/report_html.hpp"
+#include "harness/report/report_markdown.hpp"
+#include "harness/report/report_model.hpp"
 
 namespace nodeaudit::cli {
 

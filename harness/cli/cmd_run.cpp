@@ -2,11 +2,11 @@
 // engine's (session/session.hpp: a run starts in run_session and ends in its finish).
 #include <memory>
 
-#include "../session/session.hpp"
-#include "commands.hpp"
-#include "common.hpp"
-#include "run_hooks.hpp"
-#include "workload_options.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/cli/common.hpp"
+#include "harness/cli/run_hooks.hpp"
+#include "harness/cli/workload_options.hpp"
+#include "harness/session/session.hpp"
 
 namespace nodeaudit::cli {
 

@@ -5,12 +5,12 @@
 #include <iostream>
 #include <memory>
 
-#include "../errors.hpp"
-#include "../units.hpp"
-#include "../result.hpp"
-#include "../score/score.hpp"
-#include "commands.hpp"
-#include "workload_options.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/cli/workload_options.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/result.hpp"
+#include "harness/core/units.hpp"
+#include "harness/score/score.hpp"
 
 namespace nodeaudit::cli {
 

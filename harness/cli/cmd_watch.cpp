@@ -9,17 +9,17 @@
 
 #include <fmt/format.h>
 
-#include "../env.hpp"
-#include "../errors.hpp"
-#include "../nvml.hpp"
-#include "../result.hpp"
-#include "../units.hpp"
-#include "../watch/classify.hpp"
-#include "../watch/process_stats.hpp"
-#include "../watch/sampler.hpp"
-#include "../watch/watch_document.hpp"
-#include "commands.hpp"
-#include "common.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/cli/common.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/result.hpp"
+#include "harness/core/units.hpp"
+#include "harness/node/env.hpp"
+#include "harness/node/nvml.hpp"
+#include "harness/watch/classify.hpp"
+#include "harness/watch/process_stats.hpp"
+#include "harness/watch/sampler.hpp"
+#include "harness/watch/watch_document.hpp"
 
 namespace nodeaudit::cli {
 namespace {

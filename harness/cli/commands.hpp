@@ -8,7 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "../session/exit_codes.hpp"
+#include "harness/session/exit_codes.hpp"
 
 namespace nodeaudit::cli {
 

@@ -1,4 +1,4 @@
-#include "common.hpp"
+#include "harness/cli/common.hpp"
 
 namespace nodeaudit::cli {
 

@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "../session/run_options.hpp"
+#include "harness/session/run_options.hpp"
 
 namespace nodeaudit::cli {
 

@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "../errors.hpp"
-#include "learn_run.hpp"
+#include "harness/cli/learn_run.hpp"
+#include "harness/core/errors.hpp"
 
 namespace nodeaudit::cli {
 

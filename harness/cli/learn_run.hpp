@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "../learn/job_runner.hpp"
-#include "../learn/learned_job.hpp"
-#include "../learn/vary.hpp"
-#include "common.hpp"
+#include "harness/cli/common.hpp"
+#include "harness/learn/job_runner.hpp"
+#include "harness/learn/learned_job.hpp"
+#include "harness/learn/vary.hpp"
 
 namespace nodeaudit::cli {
 

@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
-#include "../errors.hpp"
-#include "../learn/learn_module.hpp"
-#include "learn_run.hpp"
+#include "harness/cli/learn_run.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/learn/learn_module.hpp"
 
 namespace nodeaudit::cli {
 

@@ -13,13 +13,13 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "../env.hpp"
-#include "../errors.hpp"
-#include "../registry.hpp"
-#include "../slurm_step.hpp"
-#include "../version.hpp"
-#include "commands.hpp"
-#include "unexpected_args.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/cli/unexpected_args.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/registry.hpp"
+#include "harness/core/version.hpp"
+#include "harness/node/env.hpp"
+#include "harness/node/slurm_step.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "../session/workload.hpp"
+#include "harness/session/workload.hpp"
 
 namespace nodeaudit::cli {
 

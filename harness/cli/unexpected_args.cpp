@@ -1,11 +1,11 @@
-#include "unexpected_args.hpp"
+#include "harness/cli/unexpected_args.hpp"
 
 #include <optional>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "../registry.hpp"
+#include "harness/core/registry.hpp"
 
 namespace nodeaudit::cli {
 namespace {

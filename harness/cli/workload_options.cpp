@@ -1,6 +1,6 @@
-#include "workload_options.hpp"
+#include "harness/cli/workload_options.hpp"
 
-#include "run_hooks.hpp"
+#include "harness/cli/run_hooks.hpp"
 
 namespace nodeaudit::cli {
 

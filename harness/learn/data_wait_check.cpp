@@ -1,11 +1,11 @@
-#include "data_wait_check.hpp"
+#include "harness/learn/data_wait_check.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "score/model.hpp"
+#include "harness/score/model.hpp"
 
 namespace nodeaudit::learn {
 

@@ -1,4 +1,4 @@
-#include "job_output.hpp"
+#include "harness/learn/job_output.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-#include "job_runner.hpp"
+#include "harness/learn/job_runner.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -13,9 +13,9 @@
 
 #include <fmt/format.h>
 
-#include "job_output.hpp"
-#include "nvml.hpp"
-#include "watch/process_stats.hpp"
+#include "harness/learn/job_output.hpp"
+#include "harness/node/nvml.hpp"
+#include "harness/watch/process_stats.hpp"
 
 extern char** environ;
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "rank_records.hpp"
+#include "harness/learn/rank_records.hpp"
 
 namespace nodeaudit::learn {
 

@@ -1,12 +1,12 @@
-#include "learn_document.hpp"
+#include "harness/learn/learn_document.hpp"
 
 #include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
 
-#include "result.hpp"
-#include "stats.hpp"
+#include "harness/core/result.hpp"
+#include "harness/core/stats.hpp"
 
 namespace nodeaudit::learn {
 

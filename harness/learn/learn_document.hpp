@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "job_runner.hpp"
-#include "learned_job.hpp"
+#include "harness/learn/job_runner.hpp"
+#include "harness/learn/learned_job.hpp"
 
 namespace nodeaudit::learn {
 

@@ -1,4 +1,4 @@
-#include "learn_module.hpp"
+#include "harness/learn/learn_module.hpp"
 
 #include <stdlib.h>
 
@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "errors.hpp"
+#include "harness/core/errors.hpp"
 
 namespace nodeaudit::learn {
 

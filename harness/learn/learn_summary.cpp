@@ -1,4 +1,4 @@
-#include "learn_summary.hpp"
+#include "harness/learn/learn_summary.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "stats.hpp"
+#include "harness/core/stats.hpp"
 
-#include "units.hpp"
+#include "harness/core/units.hpp"
 
 namespace nodeaudit::learn {
 

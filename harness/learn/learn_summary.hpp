@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
-#include "data_wait_check.hpp"
-#include "learn_document.hpp"
-#include "learned_job.hpp"
+#include "harness/learn/data_wait_check.hpp"
+#include "harness/learn/learn_document.hpp"
+#include "harness/learn/learned_job.hpp"
 
 namespace nodeaudit::learn {
 

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "learned_detail.hpp"
+#include "harness/learn/learned_detail.hpp"
 
 namespace nodeaudit::learn::detail {
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "learned_job.hpp"
+#include "harness/learn/learned_job.hpp"
 
 namespace nodeaudit::learn::detail {
 

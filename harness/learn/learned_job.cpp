@@ -1,12 +1,12 @@
 // The timing and model side of learn_from_records; the data side is in learned_data.cpp.
-#include "learned_job.hpp"
+#include "harness/learn/learned_job.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "learned_detail.hpp"
+#include "harness/learn/learned_detail.hpp"
 
 namespace nodeaudit::learn {
 

@@ -1,10 +1,10 @@
-#include "learned_profile.hpp"
+#include "harness/learn/learned_profile.hpp"
 
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "score/profile.hpp"
+#include "harness/score/profile.hpp"
 
 namespace nodeaudit::learn {
 

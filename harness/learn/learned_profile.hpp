@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "learned_job.hpp"
+#include "harness/learn/learned_job.hpp"
 
 namespace nodeaudit::learn {
 

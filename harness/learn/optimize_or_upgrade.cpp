@@ -1,4 +1,4 @@
-#include "optimize_or_upgrade.hpp"
+#include "harness/learn/optimize_or_upgrade.hpp"
 
 #include <vector>
 

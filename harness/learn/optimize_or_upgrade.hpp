@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "learned_job.hpp"
-#include "score/profile.hpp"
+#include "harness/learn/learned_job.hpp"
+#include "harness/score/profile.hpp"
 
 namespace nodeaudit::learn {
 

@@ -1,4 +1,4 @@
-#include "rank_records.hpp"
+#include "harness/learn/rank_records.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "vary.hpp"
+#include "harness/learn/vary.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,11 +7,11 @@
 
 #include <fmt/format.h>
 
-#include "stats.hpp"
+#include "harness/core/stats.hpp"
 #include <fmt/ranges.h>
 
-#include "errors.hpp"
-#include "result.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/result.hpp"
 
 namespace nodeaudit::learn {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "vary.hpp"
+#include "harness/learn/vary.hpp"
 
 namespace nodeaudit::learn::detail {
 

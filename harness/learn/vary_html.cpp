@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "report/text_escape.hpp"
-#include "vary_detail.hpp"
+#include "harness/learn/vary_detail.hpp"
+#include "harness/report/text_escape.hpp"
 
 namespace nodeaudit::learn {
 

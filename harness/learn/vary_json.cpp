@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "result.hpp"
-#include "vary.hpp"
+#include "harness/core/result.hpp"
+#include "harness/learn/vary.hpp"
 
 namespace nodeaudit::learn {
 

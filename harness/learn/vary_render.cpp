@@ -9,9 +9,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "report/text_escape.hpp"
-#include "units.hpp"
-#include "vary_detail.hpp"
+#include "harness/core/units.hpp"
+#include "harness/learn/vary_detail.hpp"
+#include "harness/report/text_escape.hpp"
 
 namespace nodeaudit::learn {
 

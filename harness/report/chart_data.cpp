@@ -1,4 +1,4 @@
-#include "chart_data.hpp"
+#include "harness/report/chart_data.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -6,8 +6,8 @@
 #include <map>
 #include <set>
 
+#include "harness/core/stats.hpp"
 #include "harness/score/resource_probes.hpp"
-#include "stats.hpp"
 
 namespace nodeaudit::report {
 

@@ -1,7 +1,7 @@
 // What the HTML report draws, taken from each node's metrics: GEMM TFLOP/s per dtype, bandwidth
 // per resource (HBM, PCIe, storage, all-reduce busbw), the all-reduce busbw curve by message size,
 // the storage worker sweep, and per-GPU GEMM uniformity. A per-node figure over several GPUs is the
-// median of the per-GPU medians (harness/stats percentile), and every chart's note says so.
+// median of the per-GPU medians (harness/core/stats percentile), and every chart's note says so.
 #pragma once
 
 #include <optional>
@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "report_model.hpp"
+#include "harness/report/report_model.hpp"
 
 namespace nodeaudit::report {
 

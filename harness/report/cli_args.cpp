@@ -1,10 +1,10 @@
-#include "cli_args.hpp"
+#include "harness/report/cli_args.hpp"
 
 #include <cmath>
 #include <filesystem>
 
-#include "errors.hpp"
-#include "units.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/units.hpp"
 
 namespace nodeaudit::report {
 

@@ -1,4 +1,4 @@
-#include "compare.hpp"
+#include "harness/report/compare.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -33,8 +33,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "metric_index.hpp"
-#include "noise_band.hpp"
+#include "harness/report/metric_index.hpp"
+#include "harness/report/noise_band.hpp"
 
 namespace nodeaudit::report {
 

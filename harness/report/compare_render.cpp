@@ -1,4 +1,4 @@
-#include "compare_render.hpp"
+#include "harness/report/compare_render.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "table.hpp"
-#include "text_escape.hpp"
+#include "harness/core/table.hpp"
+#include "harness/report/text_escape.hpp"
 
 namespace nodeaudit::report {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "compare.hpp"
+#include "harness/report/compare.hpp"
 
 namespace nodeaudit::report {
 

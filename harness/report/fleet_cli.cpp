@@ -1,11 +1,11 @@
-#include "fleet_cli.hpp"
+#include "harness/report/fleet_cli.hpp"
 
-#include "cli_args.hpp"
-#include "errors.hpp"
-#include "fleet_load.hpp"
-#include "fleet_render.hpp"
-#include "result.hpp"
-#include "table.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/result.hpp"
+#include "harness/core/table.hpp"
+#include "harness/report/cli_args.hpp"
+#include "harness/report/fleet_load.hpp"
+#include "harness/report/fleet_render.hpp"
 
 namespace nodeaudit::report {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "fleet_judge.hpp"
+#include "harness/report/fleet_judge.hpp"
 
 namespace nodeaudit::report {
 

@@ -1,4 +1,4 @@
-#include "fleet_drift.hpp"
+#include "harness/report/fleet_drift.hpp"
 
 #include <algorithm>
 #include <map>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "probe_catalogue.hpp"
+#include "harness/core/probe_catalogue.hpp"
 
 namespace nodeaudit::report {
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fleet_model.hpp"
+#include "harness/report/fleet_model.hpp"
 
 namespace nodeaudit::report {
 

@@ -1,4 +1,4 @@
-#include "fleet_judge.hpp"
+#include "harness/report/fleet_judge.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "stats.hpp"
-#include "table.hpp"
+#include "harness/core/stats.hpp"
+#include "harness/core/table.hpp"
 
 namespace nodeaudit::report {
 

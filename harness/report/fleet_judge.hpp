@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "fleet_drift.hpp"
-#include "fleet_model.hpp"
+#include "harness/report/fleet_drift.hpp"
+#include "harness/report/fleet_model.hpp"
 
 namespace nodeaudit::report {
 

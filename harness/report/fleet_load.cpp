@@ -1,4 +1,4 @@
-#include "fleet_load.hpp"
+#include "harness/report/fleet_load.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "errors.hpp"
-#include "result.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/result.hpp"
 
 namespace nodeaudit::report {
 

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include "fleet_render.hpp"
-#include "probe_catalogue.hpp"
-#include "table.hpp"
-#include "text_escape.hpp"
+#include "harness/core/probe_catalogue.hpp"
+#include "harness/core/table.hpp"
+#include "harness/report/fleet_render.hpp"
+#include "harness/report/text_escape.hpp"
 
 namespace nodeaudit::report {
 

@@ -1,11 +1,11 @@
-#include "fleet_model.hpp"
+#include "harness/report/fleet_model.hpp"
 
 #include <charconv>
 #include <filesystem>
 
-#include "errors.hpp"
-#include "figure_info.hpp"
-#include "fleet_drift.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/figure_info.hpp"
+#include "harness/report/fleet_drift.hpp"
 
 namespace nodeaudit::report {
 

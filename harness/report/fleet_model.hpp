@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "provenance.hpp"
+#include "harness/report/provenance.hpp"
 
 namespace nodeaudit::report {
 

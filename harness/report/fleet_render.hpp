@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "fleet_judge.hpp"
-#include "fleet_model.hpp"
+#include "harness/report/fleet_judge.hpp"
+#include "harness/report/fleet_model.hpp"
 
 namespace nodeaudit::report {
 

@@ -1,6 +1,6 @@
-#include "metric_index.hpp"
+#include "harness/report/metric_index.hpp"
 
-#include "figure_info.hpp"
+#include "harness/core/figure_info.hpp"
 
 namespace nodeaudit::report {
 

@@ -1,11 +1,11 @@
-#include "noise_band.hpp"
+#include "harness/report/noise_band.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "stats.hpp"
+#include "harness/core/stats.hpp"
 
 namespace nodeaudit::report {
 

@@ -1,4 +1,4 @@
-#include "prometheus.hpp"
+#include "harness/report/prometheus.hpp"
 
 #include <cctype>
 #include <cmath>
@@ -10,10 +10,10 @@
 
 #include <fmt/format.h>
 
-#include "errors.hpp"
-#include "metric_index.hpp"
-#include "prometheus_names.hpp"
-#include "result.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/result.hpp"
+#include "harness/report/metric_index.hpp"
+#include "harness/report/prometheus_names.hpp"
 
 namespace nodeaudit::report {
 

@@ -1,4 +1,4 @@
-#include "prometheus_names.hpp"
+#include "harness/report/prometheus_names.hpp"
 
 #include <array>
 #include <cctype>
@@ -11,7 +11,7 @@ namespace nodeaudit::report {
 namespace {
 
 struct UnitRule {
-  std::string_view unit;       // as the probe writes it (harness/metric.hpp)
+  std::string_view unit;       // as the probe writes it (harness/core/metric.hpp)
   std::string_view suffix;     // appended to the family name
   double scale;                // to the base unit
   std::string_view base_unit;  // for HELP

@@ -1,4 +1,4 @@
-#include "provenance.hpp"
+#include "harness/report/provenance.hpp"
 
 #include <map>
 

@@ -1,4 +1,4 @@
-#include "redact.hpp"
+#include "harness/report/redact.hpp"
 
 #include <regex>
 #include <set>

@@ -1,9 +1,9 @@
-#include "report_details.hpp"
+#include "harness/report/report_details.hpp"
 
 #include <map>
 
-#include "metric_index.hpp"
-#include "probe_catalogue.hpp"
+#include "harness/core/probe_catalogue.hpp"
+#include "harness/report/metric_index.hpp"
 
 namespace nodeaudit::report {
 

@@ -1,14 +1,14 @@
-#include "report_html.hpp"
+#include "harness/report/report_html.hpp"
 
 #include <fmt/format.h>
 
-#include "chart_data.hpp"
-#include "report_details.hpp"
-#include "report_markdown.hpp"
-#include "scorecard.hpp"
-#include "svg.hpp"
-#include "table.hpp"
-#include "text_escape.hpp"
+#include "harness/core/table.hpp"
+#include "harness/report/chart_data.hpp"
+#include "harness/report/report_details.hpp"
+#include "harness/report/report_markdown.hpp"
+#include "harness/report/scorecard.hpp"
+#include "harness/report/svg.hpp"
+#include "harness/report/text_escape.hpp"
 
 namespace nodeaudit::report {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "report_model.hpp"
+#include "harness/report/report_model.hpp"
 
 namespace nodeaudit::report {
 

@@ -1,13 +1,13 @@
-#include "report_markdown.hpp"
+#include "harness/report/report_markdown.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "report_details.hpp"
-#include "scorecard.hpp"
-#include "table.hpp"
-#include "text_escape.hpp"
+#include "harness/core/table.hpp"
+#include "harness/report/report_details.hpp"
+#include "harness/report/scorecard.hpp"
+#include "harness/report/text_escape.hpp"
 
 namespace nodeaudit::report {
 

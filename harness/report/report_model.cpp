@@ -1,14 +1,14 @@
-#include "report_model.hpp"
+#include "harness/report/report_model.hpp"
 
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
 
-#include "errors.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/report/provenance.hpp"
+#include "harness/report/redact.hpp"
 #include "harness/score/result_view.hpp"
-#include "provenance.hpp"
-#include "redact.hpp"
 
 namespace nodeaudit::report {
 

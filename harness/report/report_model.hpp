@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/report/metric_index.hpp"
 #include "harness/score/score.hpp"
-#include "metric_index.hpp"
 
 namespace nodeaudit::report {
 

@@ -1,11 +1,11 @@
-#include "scorecard.hpp"
+#include "harness/report/scorecard.hpp"
 
 #include <fmt/format.h>
 
-#include "figure_info.hpp"
+#include "harness/core/figure_info.hpp"
+#include "harness/core/table.hpp"
 #include "harness/score/resource_probes.hpp"
 #include "harness/score/result_view.hpp"
-#include "table.hpp"
 
 namespace nodeaudit::report {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "report_model.hpp"
+#include "harness/report/report_model.hpp"
 
 namespace nodeaudit::report {
 

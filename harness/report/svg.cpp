@@ -1,4 +1,4 @@
-#include "svg.hpp"
+#include "harness/report/svg.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "table.hpp"
-#include "text_escape.hpp"
-#include "units.hpp"
+#include "harness/core/table.hpp"
+#include "harness/core/units.hpp"
+#include "harness/report/text_escape.hpp"
 
 namespace nodeaudit::report {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "chart_data.hpp"
+#include "harness/report/chart_data.hpp"
 
 namespace nodeaudit::report {
 

@@ -1,4 +1,4 @@
-#include "text_escape.hpp"
+#include "harness/report/text_escape.hpp"
 
 namespace nodeaudit::report {
 

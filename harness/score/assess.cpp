@@ -1,11 +1,11 @@
 // profile x result -> assessment document. Pure: everything is computed from the two inputs.
 #include <fmt/format.h>
 
-#include "../table.hpp"
-#include "expected.hpp"
-#include "model.hpp"
-#include "score.hpp"
-#include "verdict.hpp"
+#include "harness/core/table.hpp"
+#include "harness/score/expected.hpp"
+#include "harness/score/model.hpp"
+#include "harness/score/score.hpp"
+#include "harness/score/verdict.hpp"
 
 namespace nodeaudit::score {
 

@@ -2,8 +2,8 @@
 // pay off ("upgrade is justified") or the node should be fixed first ("optimize before buying").
 #include <fmt/format.h>
 
-#include "../units.hpp"
-#include "verdict.hpp"
+#include "harness/core/units.hpp"
+#include "harness/score/verdict.hpp"
 
 namespace nodeaudit::score {
 

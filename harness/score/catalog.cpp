@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "../errors.hpp"
-#include "score.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/score/score.hpp"
 
 #ifndef NODEAUDIT_SOURCE_DIR
 #define NODEAUDIT_SOURCE_DIR "."

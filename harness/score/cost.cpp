@@ -1,4 +1,4 @@
-#include "cost.hpp"
+#include "harness/score/cost.hpp"
 
 namespace nodeaudit::score {
 

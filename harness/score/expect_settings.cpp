@@ -1,13 +1,13 @@
-#include "expect_settings.hpp"
+#include "harness/score/expect_settings.hpp"
 
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
-#include "../input_file.hpp"
-#include "expect_toml.hpp"
-#include "profile.hpp"
-#include "toml_section.hpp"
+#include "harness/core/input_file.hpp"
+#include "harness/score/expect_toml.hpp"
+#include "harness/score/profile.hpp"
+#include "harness/score/toml_section.hpp"
 
 namespace nodeaudit::score {
 

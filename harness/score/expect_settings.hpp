@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-#include "gpu_table.hpp"
+#include "harness/score/gpu_table.hpp"
 
 namespace nodeaudit::score {
 

@@ -5,7 +5,7 @@
 
 #include <toml++/toml.h>
 
-#include "expect_settings.hpp"
+#include "harness/score/expect_settings.hpp"
 
 namespace nodeaudit::score {
 

@@ -1,14 +1,14 @@
-#include "expected.hpp"
+#include "harness/score/expected.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "figure_info.hpp"
-#include "gpu_table.hpp"
-#include "resource_probes.hpp"
-#include "result_view.hpp"
+#include "harness/core/figure_info.hpp"
+#include "harness/score/gpu_table.hpp"
+#include "harness/score/resource_probes.hpp"
+#include "harness/score/result_view.hpp"
 
 namespace nodeaudit::score {
 

@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "expect_settings.hpp"
-#include "verdict.hpp"
+#include "harness/score/expect_settings.hpp"
+#include "harness/score/verdict.hpp"
 
 namespace nodeaudit::score {
 

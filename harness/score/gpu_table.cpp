@@ -14,7 +14,7 @@
 // - Azure ND v4/v5: samuel-bohman/AI-benchmarking-guide, Azure_Results/ND_{A100_v4,H100_v5,H200_v5}
 //   _results.md: cuBLASLt GEMM, HBM copy (BabelStream kernels), nvbandwidth host-to-device (CE
 //   memcpy, one GPU at a time), nccl-tests AllReduce busbw in place over the VM's 8 GPUs.
-#include "gpu_table.hpp"
+#include "harness/score/gpu_table.hpp"
 
 #include <algorithm>
 #include <cctype>

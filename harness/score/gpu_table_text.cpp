@@ -1,9 +1,9 @@
-#include "gpu_table_text.hpp"
+#include "harness/score/gpu_table_text.hpp"
 
 #include <fmt/format.h>
 
-#include "../units.hpp"
-#include "result_view.hpp"
+#include "harness/core/units.hpp"
+#include "harness/score/result_view.hpp"
 
 namespace nodeaudit::score {
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpu_table.hpp"
+#include "harness/score/gpu_table.hpp"
 
 namespace nodeaudit::score {
 

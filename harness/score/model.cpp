@@ -1,10 +1,10 @@
-#include "model.hpp"
+#include "harness/score/model.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "resource_probes.hpp"
+#include "harness/score/resource_probes.hpp"
 
 namespace nodeaudit::score {
 

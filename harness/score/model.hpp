@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "profile.hpp"
-#include "stages.hpp"
+#include "harness/score/profile.hpp"
+#include "harness/score/stages.hpp"
 
 namespace nodeaudit::score {
 

@@ -1,5 +1,5 @@
 // Derived figures of a profile and the names of its enumerations.
-#include "profile.hpp"
+#include "harness/score/profile.hpp"
 
 namespace nodeaudit::score {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "expect_settings.hpp"
+#include "harness/score/expect_settings.hpp"
 
 namespace nodeaudit::score {
 

@@ -3,10 +3,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "../input_file.hpp"
-#include "expect_toml.hpp"
-#include "profile.hpp"
-#include "toml_section.hpp"
+#include "harness/core/input_file.hpp"
+#include "harness/score/expect_toml.hpp"
+#include "harness/score/profile.hpp"
+#include "harness/score/toml_section.hpp"
 
 namespace nodeaudit::score {
 namespace {

@@ -1,15 +1,15 @@
 // Text of an assessment (read back from its JSON, so a stored assessment prints the same) and of a
 // profile with its derived figures.
-#include "render.hpp"
+#include "harness/score/render.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "../table.hpp"
-#include "../units.hpp"
-#include "result_view.hpp"
-#include "score.hpp"
+#include "harness/core/table.hpp"
+#include "harness/core/units.hpp"
+#include "harness/score/result_view.hpp"
+#include "harness/score/score.hpp"
 
 namespace nodeaudit::score {
 

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profile.hpp"
+#include "harness/score/profile.hpp"
 
 namespace nodeaudit::score {
 

@@ -1,4 +1,4 @@
-#include "result_view.hpp"
+#include "harness/score/result_view.hpp"
 
 #include <algorithm>
 

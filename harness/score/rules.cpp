@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "../units.hpp"
-#include "verdict.hpp"
+#include "harness/core/units.hpp"
+#include "harness/score/verdict.hpp"
 
 namespace nodeaudit::score {
 

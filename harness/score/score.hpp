@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cost.hpp"
-#include "profile.hpp"
-#include "target_gpus.hpp"
+#include "harness/score/cost.hpp"
+#include "harness/score/profile.hpp"
+#include "harness/score/target_gpus.hpp"
 
 namespace nodeaudit::score {
 

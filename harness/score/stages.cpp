@@ -1,14 +1,14 @@
 // One function per resource of the balance model (shared/ARCHITECTURE.md, "The balance model").
 // Each takes the profile's demand per step and divides it by the capacity measured in the result.
-#include "stages.hpp"
+#include "harness/score/stages.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "figure_info.hpp"
-#include "resource_probes.hpp"
+#include "harness/core/figure_info.hpp"
+#include "harness/score/resource_probes.hpp"
 
 namespace nodeaudit::score {
 

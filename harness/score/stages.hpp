@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profile.hpp"
-#include "result_view.hpp"
+#include "harness/score/profile.hpp"
+#include "harness/score/result_view.hpp"
 
 namespace nodeaudit::score {
 

@@ -1,4 +1,4 @@
-#include "step_demand.hpp"
+#include "harness/score/step_demand.hpp"
 
 namespace nodeaudit::score {
 namespace {

@@ -3,8 +3,8 @@
 // rebuilds the same Profile from them, so its prediction uses the scorer's own numbers.
 #pragma once
 
-#include "profile.hpp"
-#include "session/step_demand.hpp"
+#include "harness/session/step_demand.hpp"
+#include "harness/score/profile.hpp"
 
 namespace nodeaudit::score {
 

@@ -1,4 +1,4 @@
-#include "target_gpus.hpp"
+#include "harness/score/target_gpus.hpp"
 
 #include <cstdint>
 #include <fstream>
@@ -7,13 +7,13 @@
 
 #include <fmt/format.h>
 
-#include "../errors.hpp"
-#include "../figure_info.hpp"
-#include "../input_file.hpp"
-#include "gpu_table_text.hpp"
-#include "resource_probes.hpp"
-#include "result_view.hpp"
-#include "toml_section.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/figure_info.hpp"
+#include "harness/core/input_file.hpp"
+#include "harness/score/gpu_table_text.hpp"
+#include "harness/score/resource_probes.hpp"
+#include "harness/score/result_view.hpp"
+#include "harness/score/toml_section.hpp"
 
 namespace nodeaudit::score {
 

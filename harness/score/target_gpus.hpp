@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpu_table.hpp"
-#include "profile.hpp"
+#include "harness/score/gpu_table.hpp"
+#include "harness/score/profile.hpp"
 
 namespace nodeaudit::score {
 

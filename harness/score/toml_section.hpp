@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
-#include "../errors.hpp"
-#include "../units.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/units.hpp"
 
 namespace nodeaudit::score::detail {
 

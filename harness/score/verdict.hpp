@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model.hpp"
-#include "profile.hpp"
+#include "harness/score/model.hpp"
+#include "harness/score/profile.hpp"
 
 namespace nodeaudit::score {
 

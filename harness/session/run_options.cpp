@@ -1,4 +1,4 @@
-#include "run_options.hpp"
+#include "harness/session/run_options.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -10,11 +10,11 @@
 
 #include <fmt/format.h>
 
-#include "../container.hpp"
-#include "../env.hpp"
-#include "../errors.hpp"
-#include "../owned_dir.hpp"
-#include "../result.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/owned_dir.hpp"
+#include "harness/core/result.hpp"
+#include "harness/node/container.hpp"
+#include "harness/node/env.hpp"
 
 namespace nodeaudit::session {
 

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../context.hpp"
+#include "harness/core/context.hpp"
 
 namespace nodeaudit::session {
 

@@ -10,18 +10,18 @@
 #include <iostream>
 #include <map>
 
-#include "../disturbance.hpp"
-#include "../env.hpp"
-#include "../errors.hpp"
-#include "../mpi_env.hpp"
-#include "../nvml.hpp"
-#include "../registry.hpp"
-#include "../result.hpp"
-#include "../rounds.hpp"
-#include "../slurm_step.hpp"
-#include "../table.hpp"
-#include "exit_codes.hpp"
-#include "session.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/registry.hpp"
+#include "harness/core/result.hpp"
+#include "harness/core/rounds.hpp"
+#include "harness/core/table.hpp"
+#include "harness/node/disturbance.hpp"
+#include "harness/node/env.hpp"
+#include "harness/node/mpi_env.hpp"
+#include "harness/node/nvml.hpp"
+#include "harness/node/slurm_step.hpp"
+#include "harness/session/exit_codes.hpp"
+#include "harness/session/session.hpp"
 
 namespace nodeaudit::session {
 namespace {

@@ -1,10 +1,10 @@
-#include "session.hpp"
+#include "harness/session/session.hpp"
 
 #include <unistd.h>
 
-#include "../disturbance.hpp"
-#include "../result.hpp"
-#include "../rounds.hpp"
+#include "harness/core/result.hpp"
+#include "harness/core/rounds.hpp"
+#include "harness/node/disturbance.hpp"
 
 namespace nodeaudit::session {
 

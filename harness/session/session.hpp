@@ -11,9 +11,9 @@
 // emulate a step receive: workload.cpp, step_demand.hpp) and the output (the result document with
 // the node's environment, its file claimed: Session::open). Session::run_entry runs each planned
 // probe into an entry in one of three places: a child process under a deadline with telemetry
-// sampled alongside (harness/runner.cpp), this process, or this process as one rank of an MPI job.
+// sampled alongside (harness/core/runner.cpp), this process, or this process as one rank of an MPI job.
 // After every entry Session::keep rewrites the result file atomically, so an interrupted or killed
-// run keeps what it measured. Rounds (harness/rounds.cpp) repeat the plan, rotated, and pool each
+// run keeps what it measured. Rounds (harness/core/rounds.cpp) repeat the plan, rotated, and pool each
 // probe's entries; at the end workload.cpp scores the run for the profile.
 #pragma once
 
@@ -25,11 +25,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../context.hpp"
-#include "../probe.hpp"
-#include "../runner.hpp"
-#include "run_options.hpp"
-#include "workload.hpp"
+#include "harness/core/context.hpp"
+#include "harness/core/probe.hpp"
+#include "harness/core/runner.hpp"
+#include "harness/session/run_options.hpp"
+#include "harness/session/workload.hpp"
 
 namespace nodeaudit {
 class Nvml;

@@ -1,4 +1,4 @@
-#include "step_demand.hpp"
+#include "harness/session/step_demand.hpp"
 
 namespace nodeaudit {
 

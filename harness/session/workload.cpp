@@ -1,4 +1,4 @@
-#include "workload.hpp"
+#include "harness/session/workload.hpp"
 
 #include <unistd.h>
 
@@ -8,11 +8,11 @@
 
 #include <fmt/format.h>
 
-#include "../errors.hpp"
-#include "../units.hpp"
-#include "../procfs.hpp"
-#include "../report/prometheus.hpp"
-#include "../score/step_demand.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/units.hpp"
+#include "harness/node/procfs.hpp"
+#include "harness/report/prometheus.hpp"
+#include "harness/score/step_demand.hpp"
 
 namespace nodeaudit::session {
 

@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../context.hpp"
-#include "../probe.hpp"
-#include "../score/score.hpp"
+#include "harness/core/context.hpp"
+#include "harness/core/probe.hpp"
+#include "harness/score/score.hpp"
 
 namespace nodeaudit::session {
 

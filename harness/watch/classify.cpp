@@ -1,12 +1,12 @@
-#include "classify.hpp"
+#include "harness/watch/classify.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "nvml.hpp"
-#include "stats.hpp"
+#include "harness/core/stats.hpp"
+#include "harness/node/nvml.hpp"
 
 namespace nodeaudit::watch {
 namespace {

@@ -17,9 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "metric.hpp"
-#include "sawtooth.hpp"
-#include "series.hpp"
+#include "harness/core/metric.hpp"
+#include "harness/watch/sawtooth.hpp"
+#include "harness/watch/series.hpp"
 
 namespace nodeaudit::watch {
 

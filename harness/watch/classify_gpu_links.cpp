@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "classify.hpp"
-#include "nvml.hpp"
+#include "harness/node/nvml.hpp"
+#include "harness/watch/classify.hpp"
 
 namespace nodeaudit::watch {
 namespace detail {

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "classify.hpp"
+#include "harness/watch/classify.hpp"
 
 namespace nodeaudit::watch {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "classify.hpp"
-#include "units.hpp"
+#include "harness/core/units.hpp"
+#include "harness/watch/classify.hpp"
 
 namespace nodeaudit::watch {
 namespace detail {

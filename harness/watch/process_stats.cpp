@@ -1,4 +1,4 @@
-#include "process_stats.hpp"
+#include "harness/watch/process_stats.hpp"
 
 #include <cctype>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "sampler.hpp"
+#include "harness/watch/sampler.hpp"
 
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "nvml.hpp"
+#include "harness/node/nvml.hpp"
 
 namespace nodeaudit::watch {
 

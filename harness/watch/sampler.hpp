@@ -11,9 +11,9 @@
 #include <optional>
 #include <string>
 
-#include "process_stats.hpp"
-#include "procfs.hpp"
-#include "series.hpp"
+#include "harness/node/procfs.hpp"
+#include "harness/watch/process_stats.hpp"
+#include "harness/watch/series.hpp"
 
 namespace nodeaudit {
 class Nvml;

@@ -1,8 +1,8 @@
-#include "sawtooth.hpp"
+#include "harness/watch/sawtooth.hpp"
 
 #include <cmath>
 
-#include "stats.hpp"
+#include "harness/core/stats.hpp"
 
 namespace nodeaudit::watch {
 

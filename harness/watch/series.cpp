@@ -1,9 +1,9 @@
-#include "series.hpp"
+#include "harness/watch/series.hpp"
 
 #include <cmath>
 #include <limits>
 
-#include "errors.hpp"
+#include "harness/core/errors.hpp"
 
 namespace nodeaudit::watch {
 

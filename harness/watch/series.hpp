@@ -1,6 +1,6 @@
 // The telemetry series of one watch: a time axis and named columns of equal length, plus what is
 // known about the node that the readings are judged against (GPU memory size, PCIe link, NIC speed).
-// Column names follow the sampler used by `run` (harness/telemetry.hpp) so its summary applies:
+// Column names follow the sampler used by `run` (harness/node/telemetry.hpp) so its summary applies:
 //   cpu_busy_pct, cpu_iowait_pct, cpuN.busy_pct, cpuN.iowait_pct, mem_used_bytes,
 //   disk.DEV.read_bytes_per_s, disk.DEV.write_bytes_per_s, net.IF.rx_bytes_per_s, net.IF.tx_bytes_per_s,
 //   proc.cpu_pct (percent of one core, the whole process tree), proc.read_bytes_per_s, proc.write_bytes_per_s,
@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "telemetry.hpp"
+#include "harness/node/telemetry.hpp"
 
 namespace nodeaudit::watch {
 

@@ -1,11 +1,11 @@
-#include "watch_document.hpp"
+#include "harness/watch/watch_document.hpp"
 
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "result.hpp"
-#include "units.hpp"
+#include "harness/core/result.hpp"
+#include "harness/core/units.hpp"
 
 namespace nodeaudit::watch {
 

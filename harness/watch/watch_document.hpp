@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "classify.hpp"
-#include "series.hpp"
+#include "harness/watch/classify.hpp"
+#include "harness/watch/series.hpp"
 
 namespace nodeaudit::watch {
 

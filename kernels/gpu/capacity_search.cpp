@@ -1,5 +1,5 @@
 // Bisection for the largest single allocation and chunked allocation of the rest.
-#include "capacity_search.hpp"
+#include "kernels/gpu/capacity_search.hpp"
 
 #include <algorithm>
 

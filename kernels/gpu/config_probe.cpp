@@ -5,10 +5,10 @@
 // reported as info only; gpu.pcie measures the link under load.
 #include <fmt/format.h>
 
-#include "config_rules.hpp"
-#include "cuda_common.hpp"
-#include "nvml.hpp"
-#include "probe_bodies.hpp"
+#include "harness/node/nvml.hpp"
+#include "kernels/gpu/cuda_common.hpp"
+#include "kernels/gpu/gpu_config_rules.hpp"
+#include "kernels/gpu/probe_bodies.hpp"
 
 namespace nodeaudit::gpu {
 

@@ -1,5 +1,5 @@
 // Checked CUDA calls, device discovery and small RAII wrappers.
-#include "cuda_common.hpp"
+#include "kernels/gpu/cuda_common.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "gpu_absence.hpp"
-#include "gpu_select.hpp"
-#include "nvml.hpp"
+#include "harness/node/gpu_absence.hpp"
+#include "harness/node/nvml.hpp"
+#include "kernels/gpu/gpu_select.hpp"
 
 namespace nodeaudit::gpu {
 

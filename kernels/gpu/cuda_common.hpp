@@ -10,11 +10,11 @@
 
 #include <cuda_runtime_api.h>
 
-#include "capacity_search.hpp"
-#include "cuda_check.hpp"
-#include "context.hpp"
-#include "nvml.hpp"
-#include "probe.hpp"
+#include "harness/core/context.hpp"
+#include "harness/core/probe.hpp"
+#include "harness/node/nvml.hpp"
+#include "kernels/gpu/capacity_search.hpp"
+#include "kernels/gpu/cuda_check.hpp"
 
 namespace nodeaudit::gpu {
 

@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "config_rules.hpp"
-#include "registry.hpp"
+#include "harness/core/registry.hpp"
+#include "kernels/gpu/gpu_config_rules.hpp"
 
 namespace nodeaudit::gpu {
 namespace {

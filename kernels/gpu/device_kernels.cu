@@ -1,6 +1,6 @@
 // All device code of the GPU probes: random fills, conversion to double for the reference check,
 // burn-in comparison, bandwidth kernels and memtest patterns. Grid-stride loops; launches checked.
-#include "device_kernels.hpp"
+#include "kernels/gpu/device_kernels.hpp"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -9,7 +9,7 @@
 #include <string>
 #include <type_traits>
 
-#include "cuda_check.hpp"
+#include "kernels/gpu/cuda_check.hpp"
 
 namespace nodeaudit::gpu {
 namespace {

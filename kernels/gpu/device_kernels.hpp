@@ -6,7 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "memory_patterns.hpp"
+#include "kernels/gpu/memory_patterns.hpp"
 
 namespace nodeaudit::gpu {
 

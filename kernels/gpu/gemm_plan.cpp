@@ -1,5 +1,5 @@
 // Shape candidates, FLOP counts and tolerances for gpu.gemm and gpu.stress.
-#include "gemm_plan.hpp"
+#include "kernels/gpu/gemm_plan.hpp"
 
 #include <cmath>
 #include <sstream>

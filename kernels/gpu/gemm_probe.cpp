@@ -17,12 +17,12 @@
 
 #include <fmt/format.h>
 
-#include "cuda_common.hpp"
-#include "gemm_runner.hpp"
-#include "peak_table.hpp"
-#include "probe_bodies.hpp"
-#include "stats.hpp"
-#include "stress_math.hpp"
+#include "harness/core/stats.hpp"
+#include "kernels/gpu/cuda_common.hpp"
+#include "kernels/gpu/gemm_runner.hpp"
+#include "kernels/gpu/peak_table.hpp"
+#include "kernels/gpu/probe_bodies.hpp"
+#include "kernels/gpu/stress_math.hpp"
 
 namespace nodeaudit::gpu {
 namespace {

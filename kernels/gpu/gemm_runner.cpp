@@ -1,5 +1,5 @@
 // cuBLASLt set-up, timing and the two correctness checks of gpu.gemm and gpu.stress.
-#include "gemm_runner.hpp"
+#include "kernels/gpu/gemm_runner.hpp"
 
 #include <cmath>
 

@@ -9,9 +9,9 @@
 
 #include <cublasLt.h>
 
-#include "cuda_common.hpp"
-#include "device_kernels.hpp"
-#include "gemm_plan.hpp"
+#include "kernels/gpu/cuda_common.hpp"
+#include "kernels/gpu/device_kernels.hpp"
+#include "kernels/gpu/gemm_plan.hpp"
 
 namespace nodeaudit::gpu {
 

@@ -1,5 +1,5 @@
 // GPU selection for the GPU probes.
-#include "gpu_select.hpp"
+#include "kernels/gpu/gpu_select.hpp"
 
 #include <algorithm>
 

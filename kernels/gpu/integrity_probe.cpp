@@ -16,10 +16,10 @@
 
 #include <fmt/format.h>
 
-#include "cuda_common.hpp"
-#include "device_kernels.hpp"
-#include "probe_bodies.hpp"
-#include "units.hpp"
+#include "harness/core/units.hpp"
+#include "kernels/gpu/cuda_common.hpp"
+#include "kernels/gpu/device_kernels.hpp"
+#include "kernels/gpu/probe_bodies.hpp"
 
 namespace nodeaudit::gpu {
 namespace {

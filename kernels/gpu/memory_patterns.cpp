@@ -1,5 +1,5 @@
 // Host fill and check of memtest-style patterns (the device kernels apply the same formulas).
-#include "memory_patterns.hpp"
+#include "kernels/gpu/memory_patterns.hpp"
 
 namespace nodeaudit::gpu {
 

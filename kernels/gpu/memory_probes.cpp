@@ -12,13 +12,13 @@
 // memory must return to where it started (within 64 MiB), else a warn finding.
 #include <fmt/format.h>
 
-#include "capacity_search.hpp"
-#include "cuda_common.hpp"
-#include "device_kernels.hpp"
-#include "peak_table.hpp"
-#include "probe_bodies.hpp"
-#include "stats.hpp"
-#include "units.hpp"
+#include "harness/core/stats.hpp"
+#include "harness/core/units.hpp"
+#include "kernels/gpu/capacity_search.hpp"
+#include "kernels/gpu/cuda_common.hpp"
+#include "kernels/gpu/device_kernels.hpp"
+#include "kernels/gpu/peak_table.hpp"
+#include "kernels/gpu/probe_bodies.hpp"
 
 namespace nodeaudit::gpu {
 namespace {

@@ -1,4 +1,4 @@
-#include "numa_memory.hpp"
+#include "kernels/gpu/numa_memory.hpp"
 
 #include <linux/mempolicy.h>
 #include <sys/mman.h>

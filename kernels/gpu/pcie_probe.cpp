@@ -21,13 +21,13 @@
 
 #include <fmt/format.h>
 
-#include "config_rules.hpp"
-#include "cuda_common.hpp"
-#include "numa_memory.hpp"
-#include "nvml.hpp"
-#include "probe_bodies.hpp"
-#include "stats.hpp"
-#include "units.hpp"
+#include "harness/core/stats.hpp"
+#include "harness/core/units.hpp"
+#include "harness/node/nvml.hpp"
+#include "kernels/gpu/cuda_common.hpp"
+#include "kernels/gpu/gpu_config_rules.hpp"
+#include "kernels/gpu/numa_memory.hpp"
+#include "kernels/gpu/probe_bodies.hpp"
 
 namespace nodeaudit::gpu {
 namespace {

@@ -1,6 +1,6 @@
 // Percent of peak reads the datasheet peaks of the one GPU table (harness/score/gpu_table.cpp),
 // keyed by the exact device name the CUDA runtime reports.
-#include "peak_table.hpp"
+#include "kernels/gpu/peak_table.hpp"
 
 #include "harness/score/gpu_table.hpp"
 

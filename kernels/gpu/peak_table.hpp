@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "gemm_plan.hpp"
+#include "kernels/gpu/gemm_plan.hpp"
 
 namespace nodeaudit::gpu {
 

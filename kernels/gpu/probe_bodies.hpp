@@ -2,7 +2,7 @@
 // This header has no CUDA include so probe_specs.cpp compiles in every build.
 #pragma once
 
-#include "probe.hpp"
+#include "harness/core/probe.hpp"
 
 namespace nodeaudit::gpu {
 

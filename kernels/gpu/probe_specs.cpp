@@ -2,9 +2,9 @@
 // without a CUDA toolkit each spec registers with not_built_reason "no CUDA toolkit" and no body.
 #include <fmt/format.h>
 
-#include "registry.hpp"
+#include "harness/core/registry.hpp"
 #ifdef NODEAUDIT_GPU_BODIES
-#include "probe_bodies.hpp"
+#include "kernels/gpu/probe_bodies.hpp"
 #endif
 
 namespace nodeaudit::gpu {

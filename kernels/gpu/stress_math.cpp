@@ -1,5 +1,5 @@
 // Drop, throttle share, spread, the slow-GPU rule and memory health changes during the soak.
-#include "stress_math.hpp"
+#include "kernels/gpu/stress_math.hpp"
 
 #include <algorithm>
 #include <cmath>

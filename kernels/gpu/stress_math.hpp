@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "nvml.hpp"
+#include "harness/node/nvml.hpp"
 
 namespace nodeaudit::gpu {
 

@@ -20,13 +20,13 @@
 
 #include <fmt/format.h>
 
-#include "cuda_common.hpp"
-#include "gemm_runner.hpp"
-#include "nvml.hpp"
-#include "probe_bodies.hpp"
-#include "stats.hpp"
-#include "stress_math.hpp"
-#include "units.hpp"
+#include "harness/core/stats.hpp"
+#include "harness/core/units.hpp"
+#include "harness/node/nvml.hpp"
+#include "kernels/gpu/cuda_common.hpp"
+#include "kernels/gpu/gemm_runner.hpp"
+#include "kernels/gpu/probe_bodies.hpp"
+#include "kernels/gpu/stress_math.hpp"
 
 namespace nodeaudit::gpu {
 namespace {

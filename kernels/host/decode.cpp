@@ -21,11 +21,11 @@
 
 #include <fmt/format.h>
 
-#include "decode_scaling.hpp"
-#include "nvml.hpp"
-#include "registry.hpp"
-#include "thread_team.hpp"
-#include "units.hpp"
+#include "harness/core/registry.hpp"
+#include "harness/core/units.hpp"
+#include "harness/node/nvml.hpp"
+#include "kernels/host/decode_scaling.hpp"
+#include "kernels/host/thread_team.hpp"
 
 namespace nodeaudit::host {
 namespace {

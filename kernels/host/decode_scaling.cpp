@@ -1,4 +1,4 @@
-#include "decode_scaling.hpp"
+#include "kernels/host/decode_scaling.hpp"
 
 #include <fmt/format.h>
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "context.hpp"
-#include "decode_stages.hpp"
-#include "probe.hpp"
+#include "harness/core/context.hpp"
+#include "harness/core/probe.hpp"
+#include "kernels/host/decode_stages.hpp"
 
 namespace nodeaudit::host {
 

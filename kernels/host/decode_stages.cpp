@@ -1,11 +1,11 @@
-#include "decode_stages.hpp"
+#include "kernels/host/decode_stages.hpp"
 
 #include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
 
-#include "thread_team.hpp"
+#include "kernels/host/thread_team.hpp"
 
 namespace nodeaudit::host {
 namespace {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "jpeg_codec.hpp"
-#include "synthetic_jpeg.hpp"
-#include "train_transform.hpp"
+#include "kernels/host/jpeg_codec.hpp"
+#include "kernels/host/synthetic_jpeg.hpp"
+#include "kernels/host/train_transform.hpp"
 
 namespace nodeaudit::host {
 

@@ -1,7 +1,7 @@
 // The host probes' figures: what each one records, in which unit, and which way is better.
 // Dependency-free (figures.hpp only): compiled into the probe catalogue that the scorer and the
 // reporters link.
-#include "figures.hpp"
+#include "harness/core/figures.hpp"
 
 namespace nodeaudit {
 
@@ -23,11 +23,6 @@ std::vector<ProbeFigures> host_probe_figures() {
        "higher is better).",
        ProbeRole::measurement,
        {{"bandwidth", unit::gbps, higher, {"kernel"}, "bytes read + written per second by the kernel, counted as STREAM counts them"}}},
-      {"host.config",
-       "Node configuration checks: governor, THP, swap, /dev/shm, ulimit -l, NUMA balancing, IOMMU, RAM "
-       "and cores per GPU, NVIDIA Xid events in the kernel log (findings, no figures).",
-       ProbeRole::configuration_audit,
-       {}},
   };
 }
 

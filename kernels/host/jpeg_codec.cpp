@@ -1,4 +1,4 @@
-#include "jpeg_codec.hpp"
+#include "kernels/host/jpeg_codec.hpp"
 
 #include <turbojpeg.h>
 

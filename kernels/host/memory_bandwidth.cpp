@@ -23,12 +23,12 @@
 #include <hwloc.h>
 #include <sys/mman.h>
 
-#include "context.hpp"
-#include "procfs.hpp"
-#include "registry.hpp"
-#include "stream_kernels.hpp"
-#include "thread_team.hpp"
-#include "units.hpp"
+#include "harness/core/context.hpp"
+#include "harness/core/registry.hpp"
+#include "harness/core/units.hpp"
+#include "harness/node/procfs.hpp"
+#include "kernels/host/stream_kernels.hpp"
+#include "kernels/host/thread_team.hpp"
 
 namespace nodeaudit::host {
 namespace {

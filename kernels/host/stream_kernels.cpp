@@ -1,4 +1,4 @@
-#include "stream_kernels.hpp"
+#include "kernels/host/stream_kernels.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>

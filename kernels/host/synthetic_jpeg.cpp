@@ -1,4 +1,4 @@
-#include "synthetic_jpeg.hpp"
+#include "kernels/host/synthetic_jpeg.hpp"
 
 #include <algorithm>
 #include <cmath>

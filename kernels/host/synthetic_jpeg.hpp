@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "jpeg_codec.hpp"
+#include "kernels/host/jpeg_codec.hpp"
 
 namespace nodeaudit::host {
 

@@ -1,4 +1,4 @@
-#include "thread_team.hpp"
+#include "kernels/host/thread_team.hpp"
 
 #include <pthread.h>
 #include <sched.h>

@@ -1,4 +1,4 @@
-#include "train_transform.hpp"
+#include "kernels/host/train_transform.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "jpeg_codec.hpp"
+#include "kernels/host/jpeg_codec.hpp"
 
 namespace nodeaudit::host {
 

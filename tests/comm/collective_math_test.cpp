@@ -1,7 +1,7 @@
 // Bus factors, nccl-tests size accounting, the size schedule and the curve summaries.
 #include <gtest/gtest.h>
 
-#include "collective_math.hpp"
+#include "comm/collective_math.hpp"
 
 using namespace nodeaudit::comm;
 

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "verify.hpp"
+#include "comm/verify.hpp"
 
 using namespace nodeaudit::comm;
 

@@ -2,7 +2,7 @@
 // every figure positive and finite; different builds refused; a hung or dead rank ends the job.
 #include <gtest/gtest.h>
 
-#include "../expect_gate.hpp"
+#include "tests/support/expect_gate.hpp"
 #include <unistd.h>
 
 #include <cmath>
@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mpi_launch.hpp"
+#include "comm/mpi_launch.hpp"
 
 using namespace nodeaudit::comm;
 

@@ -3,7 +3,7 @@
 
 #include <set>
 
-#include "host_pairs.hpp"
+#include "comm/host_pairs.hpp"
 
 using namespace nodeaudit::comm;
 

@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "job_watch.hpp"
-#include "mpi_launch.hpp"
-#include "rank_stream.hpp"
+#include "comm/job_watch.hpp"
+#include "comm/mpi_launch.hpp"
+#include "comm/rank_stream.hpp"
 
 using namespace nodeaudit;
 using namespace nodeaudit::comm;

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <map>
 
-#include "mpi_launch.hpp"
+#include "comm/mpi_launch.hpp"
 
 using namespace nodeaudit::comm;
 

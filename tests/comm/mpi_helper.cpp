@@ -16,8 +16,8 @@
 #include <string>
 #include <thread>
 
-#include "host_fabric_rank.hpp"
-#include "mpi_session.hpp"
+#include "comm/host_fabric_rank.hpp"
+#include "comm/mpi_session.hpp"
 
 using namespace nodeaudit;
 using namespace nodeaudit::comm;

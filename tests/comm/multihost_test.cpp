@@ -4,7 +4,7 @@
 // Faults are real: a rank killed with SIGKILL, a host's link taken down mid-sweep.
 #include <gtest/gtest.h>
 
-#include "../expect_gate.hpp"
+#include "tests/support/expect_gate.hpp"
 #include <signal.h>
 #include <unistd.h>
 
@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mpi_launch.hpp"
+#include "comm/mpi_launch.hpp"
 
 using namespace nodeaudit::comm;
 namespace fs = std::filesystem;

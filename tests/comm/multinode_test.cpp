@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "multinode.hpp"
+#include "comm/multinode.hpp"
 
 using namespace nodeaudit;
 using namespace nodeaudit::comm;

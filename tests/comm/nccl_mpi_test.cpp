@@ -4,7 +4,7 @@
 // without NCCL (the sanitizer build) the same launch must be refused as bad input instead.
 #include <gtest/gtest.h>
 
-#include "../expect_gate.hpp"
+#include "tests/support/expect_gate.hpp"
 #include <unistd.h>
 
 #include <cstdio>
@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_expect.hpp"
-#include "mpi_launch.hpp"
+#include "comm/mpi_launch.hpp"
+#include "tests/support/cli_expect.hpp"
 
 using namespace nodeaudit::comm;
 namespace fs = std::filesystem;

@@ -1,7 +1,7 @@
 // comm.p2p outlier rule: a pair under half the median of the other pairs is flagged.
 #include <gtest/gtest.h>
 
-#include "p2p_math.hpp"
+#include "comm/p2p_math.hpp"
 
 using namespace nodeaudit::comm;
 

@@ -1,8 +1,8 @@
 // Merging what ranks measured: identities on the wire, the version refusal, mean times, reports.
 #include <gtest/gtest.h>
 
-#include "rank_merge.hpp"
-#include "rank_report.hpp"
+#include "comm/rank_merge.hpp"
+#include "comm/rank_report.hpp"
 
 using namespace nodeaudit;
 using namespace nodeaudit::comm;

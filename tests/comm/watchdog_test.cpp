@@ -5,7 +5,7 @@
 #include <chrono>
 #include <thread>
 
-#include "watchdog.hpp"
+#include "comm/watchdog.hpp"
 
 using namespace nodeaudit::comm;
 using namespace std::chrono_literals;

@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "context.hpp"
-#include "registry.hpp"
+#include "harness/core/context.hpp"
+#include "harness/core/registry.hpp"
 
 namespace nodeaudit {
 namespace {

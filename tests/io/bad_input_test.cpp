@@ -5,7 +5,7 @@
 // The mounts and the loop device need root; without it those tests skip with the reason.
 #include <fstream>
 
-#include "io_test_util.hpp"
+#include "tests/io/io_test_util.hpp"
 
 namespace nodeaudit::io {
 namespace {

@@ -6,11 +6,11 @@
 #include <map>
 #include <numeric>
 
-#include "dataset_loader.hpp"
-#include "stats.hpp"
-#include "io_test_util.hpp"
-#include "pattern.hpp"
-#include "read_sources.hpp"
+#include "harness/core/stats.hpp"
+#include "io/dataset_loader.hpp"
+#include "io/pattern.hpp"
+#include "io/read_sources.hpp"
+#include "tests/io/io_test_util.hpp"
 
 namespace nodeaudit::io {
 namespace {

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <set>
 
-#include "io_test_util.hpp"
-#include "storage_target.hpp"
+#include "io/storage_target.hpp"
+#include "tests/io/io_test_util.hpp"
 
 namespace nodeaudit::io {
 namespace {

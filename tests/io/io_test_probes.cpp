@@ -6,9 +6,9 @@
 #include <fstream>
 #include <thread>
 
-#include "context.hpp"
-#include "registry.hpp"
-#include "storage_checkpoint.hpp"
+#include "harness/core/context.hpp"
+#include "harness/core/registry.hpp"
+#include "io/storage_checkpoint.hpp"
 
 namespace nodeaudit::io {
 namespace {

@@ -19,10 +19,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../uring_gate.hpp"
-#include "cli_expect.hpp"
-#include "generated_data.hpp"
-#include "uring_engine.hpp"
+#include "io/generated_data.hpp"
+#include "io/uring_engine.hpp"
+#include "tests/support/cli_expect.hpp"
+#include "tests/support/uring_gate.hpp"
 
 namespace nodeaudit::io::test {
 

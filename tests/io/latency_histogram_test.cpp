@@ -1,7 +1,7 @@
 // Latency histogram: exact below 64 ns, within 1/64 above, percentiles by nearest rank.
 #include <gtest/gtest.h>
 
-#include "latency_histogram.hpp"
+#include "io/latency_histogram.hpp"
 
 using nodeaudit::io::LatencyHistogram;
 

@@ -9,9 +9,9 @@
 #include <fstream>
 #include <thread>
 
-#include "cli_process.hpp"
-#include "io_test_util.hpp"
-#include "owned_dir.hpp"
+#include "harness/core/owned_dir.hpp"
+#include "tests/io/io_test_util.hpp"
+#include "tests/support/cli_process.hpp"
 
 namespace nodeaudit::io {
 namespace {

@@ -4,9 +4,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "io_test_util.hpp"
-#include "read_sources.hpp"
-#include "steady_windows.hpp"
+#include "io/read_sources.hpp"
+#include "io/steady_windows.hpp"
+#include "tests/io/io_test_util.hpp"
 
 namespace nodeaudit::io {
 namespace {

@@ -2,7 +2,7 @@
 // one file and N shards, with its figures (the stall among them) and nothing left behind.
 #include <map>
 
-#include "io_test_util.hpp"
+#include "tests/io/io_test_util.hpp"
 
 namespace nodeaudit::io {
 namespace {

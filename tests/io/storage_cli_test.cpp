@@ -10,7 +10,7 @@
 #include <set>
 #include <thread>
 
-#include "io_test_util.hpp"
+#include "tests/io/io_test_util.hpp"
 
 namespace nodeaudit::io {
 namespace {

@@ -13,8 +13,8 @@
 #include <algorithm>
 #include <fstream>
 
-#include "../uring_gate.hpp"
-#include "io_test_util.hpp"
+#include "tests/io/io_test_util.hpp"
+#include "tests/support/uring_gate.hpp"
 
 namespace nodeaudit::io {
 namespace {

@@ -7,9 +7,9 @@
 
 #include <fstream>
 
-#include "io_test_util.hpp"
-#include "kept_data.hpp"
-#include "owned_dir.hpp"
+#include "harness/core/owned_dir.hpp"
+#include "io/kept_data.hpp"
+#include "tests/io/io_test_util.hpp"
 
 namespace nodeaudit::io {
 namespace {

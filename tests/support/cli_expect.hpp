@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_process.hpp"
+#include "tests/support/cli_process.hpp"
 
 namespace nodeaudit::proc {
 

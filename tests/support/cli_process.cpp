@@ -1,4 +1,4 @@
-#include "cli_process.hpp"
+#include "tests/support/cli_process.hpp"
 
 #include <fcntl.h>
 #include <signal.h>

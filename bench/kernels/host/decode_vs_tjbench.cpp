@@ -28,7 +28,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "synthetic_jpeg.hpp"
+#include "kernels/host/synthetic_jpeg.hpp"
 
 namespace {
 

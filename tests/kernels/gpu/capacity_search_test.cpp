@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "capacity_search.hpp"
+#include "kernels/gpu/capacity_search.hpp"
 
 namespace nodeaudit::gpu {
 namespace {

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_expect.hpp"
-#include "gpu_absence.hpp"
-#include "gpu_presence.hpp"
+#include "harness/node/gpu_absence.hpp"
+#include "tests/kernels/gpu/gpu_presence.hpp"
+#include "tests/support/cli_expect.hpp"
 
 namespace nodeaudit {
 namespace {

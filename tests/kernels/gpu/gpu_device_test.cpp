@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_expect.hpp"
-#include "../../uring_gate.hpp"
-#include "gpu_presence.hpp"
+#include "tests/kernels/gpu/gpu_presence.hpp"
+#include "tests/support/cli_expect.hpp"
+#include "tests/support/uring_gate.hpp"
 
 namespace nodeaudit {
 namespace {

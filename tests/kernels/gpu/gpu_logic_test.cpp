@@ -6,12 +6,12 @@
 #include <random>
 #include <vector>
 
-#include "config_rules.hpp"
-#include "gemm_plan.hpp"
-#include "gpu_select.hpp"
-#include "memory_patterns.hpp"
-#include "peak_table.hpp"
-#include "stress_math.hpp"
+#include "kernels/gpu/gemm_plan.hpp"
+#include "kernels/gpu/gpu_config_rules.hpp"
+#include "kernels/gpu/gpu_select.hpp"
+#include "kernels/gpu/memory_patterns.hpp"
+#include "kernels/gpu/peak_table.hpp"
+#include "kernels/gpu/stress_math.hpp"
 
 namespace nodeaudit::gpu {
 namespace {

@@ -17,7 +17,7 @@
 #include <fstream>
 #include <string>
 
-#include "numa_memory.hpp"
+#include "kernels/gpu/numa_memory.hpp"
 
 namespace nodeaudit::gpu {
 namespace {

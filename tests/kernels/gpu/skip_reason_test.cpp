@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_expect.hpp"
-#include "gpu_absence.hpp"
-#include "result.hpp"
-#include "text_search.hpp"
+#include "harness/core/result.hpp"
+#include "harness/node/gpu_absence.hpp"
+#include "tests/support/cli_expect.hpp"
+#include "tests/support/text_search.hpp"
 
 namespace nodeaudit {
 namespace {

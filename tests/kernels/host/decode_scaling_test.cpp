@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "decode_scaling.hpp"
+#include "kernels/host/decode_scaling.hpp"
 
 namespace nodeaudit::host {
 namespace {

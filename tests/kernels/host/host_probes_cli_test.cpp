@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_expect.hpp"
+#include "tests/support/cli_expect.hpp"
 
 namespace {
 

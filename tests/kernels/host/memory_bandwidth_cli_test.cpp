@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_expect.hpp"
+#include "tests/support/cli_expect.hpp"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <set>
 
-#include "synthetic_jpeg.hpp"
+#include "kernels/host/synthetic_jpeg.hpp"
 
 namespace nodeaudit::host {
 namespace {

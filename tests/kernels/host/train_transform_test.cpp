@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "train_transform.hpp"
+#include "kernels/host/train_transform.hpp"
 
 namespace nodeaudit::host {
 namespace {

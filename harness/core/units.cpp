@@ -1,0 +1,112 @@
+#include "harness/core/units.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "harness/core/errors.hpp"
+
+namespace nodeaudit {
+namespace {
+
+constexpr const char* size_forms =
+    "a byte count (4096) or a number with an IEC unit (KiB, MiB, GiB, TiB) or SI unit (kB, MB, GB, TB)";
+constexpr const char* duration_forms = "a number with a unit: ms, s, m or h (500ms, 30s, 5m, 2h)";
+
+// Splits "1.5GiB" into 1.5 and "GiB". Returns false when there is no leading number.
+bool split_number(std::string_view text, double& number, std::string_view& suffix) {
+  std::size_t end = 0;
+  while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
+  if (end == 0) return false;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + end, number);
+  if (ec != std::errc() || ptr != text.data() + end) return false;
+  suffix = text.substr(end);
+  while (!suffix.empty() && suffix.front() == ' ') suffix.remove_prefix(1);
+  return true;
+}
+
+double size_multiplier(std::string_view suffix) {
+  if (suffix.empty() || suffix == "B") return 1;
+  if (suffix == "KiB") return 1024.0;
+  if (suffix == "MiB") return 1024.0 * 1024;
+  if (suffix == "GiB") return 1024.0 * 1024 * 1024;
+  if (suffix == "TiB") return 1024.0 * 1024 * 1024 * 1024;
+  if (suffix == "kB" || suffix == "KB") return 1e3;
+  if (suffix == "MB") return 1e6;
+  if (suffix == "GB") return 1e9;
+  if (suffix == "TB") return 1e12;
+  return 0;
+}
+
+}  // namespace
+
+std::optional<double> parse_finite_number(std::string_view text) {
+  const std::string owned(text);
+  try {
+    std::size_t used = 0;
+    const double value = std::stod(owned, &used);
+    if (!owned.empty() && used == owned.size() && std::isfinite(value)) return value;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+std::uint64_t parse_size_bytes(std::string_view text) {
+  double number = 0;
+  std::string_view suffix;
+  const std::string shown(text);
+  if (!split_number(text, number, suffix)) throw UsageError("size '" + shown + "'", std::string("expected ") + size_forms);
+  const double multiplier = size_multiplier(suffix);
+  if (multiplier == 0)
+    throw UsageError("size '" + shown + "'", "unknown unit '" + std::string(suffix) + "'; expected " + size_forms);
+  const double bytes = number * multiplier;
+  if (bytes != std::floor(bytes)) throw UsageError("size '" + shown + "'", std::string("is not a whole number of bytes; expected ") + size_forms);
+  if (bytes > 9.0e18) throw UsageError("size '" + shown + "'", "is too large");
+  return static_cast<std::uint64_t>(bytes);
+}
+
+double parse_duration_s(std::string_view text) {
+  double number = 0;
+  std::string_view suffix;
+  const std::string shown(text);
+  if (!split_number(text, number, suffix))
+    throw UsageError("duration '" + shown + "'", std::string("expected ") + duration_forms);
+  if (suffix == "ms") return number / 1000.0;
+  if (suffix == "s") return number;
+  if (suffix == "m" || suffix == "min") return number * 60.0;
+  if (suffix == "h") return number * 3600.0;
+  throw UsageError("duration '" + shown + "'",
+                   (suffix.empty() ? std::string("has no unit") : "unknown unit '" + std::string(suffix) + "'") +
+                       "; expected " + duration_forms);
+}
+
+std::string format_bytes(double bytes) {
+  static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  if (!std::isfinite(bytes)) return "not a finite size";
+  int index = 0;
+  double value = bytes;
+  while (index < 4 && std::fabs(value) >= 1024.0) {
+    value /= 1024.0;
+    ++index;
+  }
+  if (std::fabs(value) >= 1e15) return fmt::format("{:.3g} {}", value, units[index]);
+  if (value == std::floor(value)) return fmt::format("{} {}", static_cast<long long>(value), units[index]);
+  return fmt::format("{:.1f} {}", value, units[index]);
+}
+
+std::string format_duration(double seconds) {
+  if (!std::isfinite(seconds)) return "not a finite time";
+  if (seconds >= 1e15) return fmt::format("{:.3g} h", seconds / 3600.0);
+  // Under 10 ms, three significant digits: a 0.2 ms step is not "0 ms".
+  if (seconds < 0.01) return fmt::format("{:.3g} ms", seconds * 1000.0);
+  if (seconds < 1.0) return fmt::format("{:.0f} ms", seconds * 1000.0);
+  if (seconds < 60.0) return fmt::format("{:.1f} s", seconds);
+  const auto whole = static_cast<long long>(seconds);
+  if (seconds < 3600.0) return fmt::format("{} m {} s", whole / 60, whole % 60);
+  return fmt::format("{} h {} m", whole / 3600, (whole % 3600) / 60);
+}
+
+}  // namespace nodeaudit

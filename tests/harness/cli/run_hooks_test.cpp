@@ -1,0 +1,60 @@
+// What `run --target-gpus` hands pipeline.step, so the emulated step uses the same GPU figures as
+// the assessment: a model of the table by name, a GPU from a file as its compute time and busbw.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "harness/cli/run_hooks.hpp"
+#include "harness/core/units.hpp"
+
+namespace nodeaudit::cli {
+namespace {
+
+ProbeSpec pipeline_like() {
+  ProbeSpec spec;
+  spec.id = "pipeline.step";
+  for (const char* name : {"emulate-compute", "gpus-in-node", "compute-time", "busbw", "sample-size"}) {
+    ParamSpec param;
+    param.name = name;
+    spec.params.push_back(param);
+  }
+  return spec;
+}
+
+TEST(RunHooks, ATableTargetNamesTheEmulatedGpuAndItsCount) {
+  RunExtras extras;
+  extras.target_gpus = "a100-80gbx4";
+  prepare_run_extras("llm-finetune-7b", extras);
+  const auto texts = probe_params_for(pipeline_like(), extras);
+  EXPECT_EQ(texts.at("emulate-compute"), "a100-80gb");
+  EXPECT_EQ(texts.at("gpus-in-node"), "4");
+  EXPECT_EQ(texts.count("compute-time"), 0u);
+}
+
+TEST(RunHooks, AFileTargetGivesTheComputeTimeAndBusbwItsFiguresImply) {
+  const std::string path = ::testing::TempDir() + "/b200-target.toml";
+  std::ofstream(path) << "name = \"b200\"\ncount = 8\nsource = \"example\"\nmemory = \"180GB\"\n"
+                         "memory_bandwidth_gbps = 8000\nh2d_gbps = 55\nallreduce_busbw_gbps = 700\n"
+                         "[gemm_tflops]\nbf16 = 2000\n";
+  RunExtras extras;
+  extras.target_gpus = path;
+  prepare_run_extras("llm-finetune-7b", extras);
+  const auto texts = probe_params_for(pipeline_like(), extras);
+  EXPECT_EQ(texts.count("emulate-compute"), 0u);
+  EXPECT_EQ(texts.at("gpus-in-node"), "8");
+  // 16 samples x 2048 tokens x 6 x 6.74e9 FLOP / (2000 TFLOP/s x 0.54)
+  EXPECT_NEAR(parse_duration_s(texts.at("compute-time")), 16 * 2048 * 6 * 6.74e9 / (2000e12 * 0.54), 1e-6);
+  EXPECT_EQ(texts.at("busbw"), "700");
+  std::remove(path.c_str());
+}
+
+TEST(RunHooks, NoTargetLeavesThePipelinesOwnChoice) {
+  RunExtras extras;
+  prepare_run_extras("llm-finetune-7b", extras);
+  const auto texts = probe_params_for(pipeline_like(), extras);
+  EXPECT_EQ(texts.count("emulate-compute"), 0u);
+  EXPECT_EQ(texts.count("gpus-in-node"), 0u);
+}
+
+}  // namespace
+}  // namespace nodeaudit::cli
