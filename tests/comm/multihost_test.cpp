@@ -228,7 +228,11 @@ TEST(MultiHost, LostHostEndsTheProbeWithinTheBoundKeepingFigures) {
   const auto& probe = doc["probes"][0];
   EXPECT_TRUE(probe["status"] == "timeout" || probe["status"] == "failed") << probe.dump(2);
   const std::string reason = probe["reason"];
-  EXPECT_NE(reason.find("made no progress"), std::string::npos) << reason;
+  // Either watchdog ends it, each by design: rank 0's own ("made no progress", when its last words
+  // reach the launcher) or the probe's watch of rank 0's stream ("no word from rank 0", when the
+  // launcher, busy with the lost host's daemon, forwards nothing more). Nothing else may.
+  EXPECT_TRUE(reason.find("made no progress") != std::string::npos || reason.find("no word from rank 0") != std::string::npos)
+      << reason;
   EXPECT_NE(reason.find("h2"), std::string::npos) << reason;
   EXPECT_GE(probe["metrics"].size(), 6u);
 }
