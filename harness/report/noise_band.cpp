@@ -59,14 +59,9 @@ namespace {
 
 // Sample variance of `values` relative to their median, in percent squared.
 double relative_variance_pct2(std::span<const double> values) {
-  const double median = percentile(values, 0.5);
-  if (values.size() < 2 || median == 0) return 0;
-  double mean = 0;
-  for (double v : values) mean += v;
-  mean /= static_cast<double>(values.size());
-  double sum = 0;
-  for (double v : values) sum += (v - mean) * (v - mean);
-  const double sd_pct = std::sqrt(sum / static_cast<double>(values.size() - 1)) / std::fabs(median) * 100.0;
+  const Summary summary = summarize(values);
+  if (summary.n < 2 || summary.median == 0) return 0;
+  const double sd_pct = summary.stdev / std::fabs(summary.median) * 100.0;
   return sd_pct * sd_pct;
 }
 
