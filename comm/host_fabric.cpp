@@ -24,7 +24,7 @@
 #include "comm/rank_report.hpp"
 #include "harness/core/context.hpp"
 #include "harness/core/registry.hpp"
-#include "harness/core/runner.hpp"
+#include "harness/core/deadline.hpp"
 #include "harness/core/units.hpp"
 #include "harness/node/env.hpp"
 

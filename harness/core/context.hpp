@@ -15,7 +15,7 @@
 #include "harness/core/metric.hpp"
 #include "harness/core/param.hpp"
 #include "harness/core/probe.hpp"
-#include "harness/session/step_demand.hpp"
+#include "harness/core/step_demand.hpp"
 
 namespace nodeaudit {
 
@@ -24,7 +24,7 @@ struct RunSettings {
   Level level = Level::quick;
   std::optional<std::vector<int>> gpus;  // --gpus; empty optional = all GPUs
   std::string data_dir;                  // --data-dir; empty = none given
-  // The workload of the probes that emulate a training step (session/step_demand.hpp); empty for
+  // The workload of the probes that emulate a training step (core/step_demand.hpp); empty for
   // the others.
   std::optional<StepDemand> step_demand;
   std::optional<int> repetitions;        // --repetitions overrides min/max repetitions

@@ -16,8 +16,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/node/procfs.hpp"
-
 namespace nodeaudit {
 namespace fs = std::filesystem;
 namespace {
@@ -54,6 +52,14 @@ std::optional<ProcessStart> process_start(long long pid) {
   return s;
 }
 
+// Tells a pid of this boot from the same number before a reboot.
+std::string boot_id() {
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  in >> id;
+  return id;
+}
+
 std::string pid_namespace_of_self() {
   std::error_code ec;
   const auto target = fs::read_symlink("/proc/self/ns/pid", ec);
@@ -64,7 +70,7 @@ Owner this_process() {
   Owner o;
   o.pid = getpid();
   if (auto s = process_start(o.pid)) o.start_ticks = s->start_ticks;
-  o.boot_id = procfs::read_first_line("/proc/sys/kernel/random/boot_id").value_or("");
+  o.boot_id = boot_id();
   o.pid_namespace = pid_namespace_of_self();
   return o;
 }

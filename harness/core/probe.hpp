@@ -12,7 +12,7 @@
 #include "harness/core/measure.hpp"
 #include "harness/core/metric.hpp"
 #include "harness/core/param.hpp"
-#include "harness/session/step_demand.hpp"
+#include "harness/core/step_demand.hpp"
 
 namespace nodeaudit {
 

@@ -1,9 +1,9 @@
-// A profile as the step demand the probes receive (session/step_demand.hpp), and back: the scorer
+// A profile as the step demand the probes receive (core/step_demand.hpp), and back: the scorer
 // writes the profile's model, data and training blocks once, and a probe that emulates the step
 // rebuilds the same Profile from them, so its prediction uses the scorer's own numbers.
 #pragma once
 
-#include "harness/session/step_demand.hpp"
+#include "harness/core/step_demand.hpp"
 #include "harness/score/profile.hpp"
 
 namespace nodeaudit::score {

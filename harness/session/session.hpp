@@ -8,10 +8,10 @@
 //
 // On the way, the session opens with the settings (run_options.cpp checks them), the plan (the
 // probes --only/--skip leave, and the profile parsed once into the step demand the probes that
-// emulate a step receive: workload.cpp, step_demand.hpp) and the output (the result document with
+// emulate a step receive: workload.cpp, core/step_demand.hpp) and the output (the result document with
 // the node's environment, its file claimed: Session::open). Session::run_entry runs each planned
 // probe into an entry in one of three places: a child process under a deadline with telemetry
-// sampled alongside (harness/core/runner.cpp), this process, or this process as one rank of an MPI job.
+// sampled alongside (probe_process.hpp), this process, or this process as one rank of an MPI job.
 // After every entry Session::keep rewrites the result file atomically, so an interrupted or killed
 // run keeps what it measured. Rounds (harness/core/rounds.cpp) repeat the plan, rotated, and pool each
 // probe's entries; at the end workload.cpp scores the run for the profile.
@@ -27,7 +27,7 @@
 
 #include "harness/core/context.hpp"
 #include "harness/core/probe.hpp"
-#include "harness/core/runner.hpp"
+#include "harness/session/probe_process.hpp"
 #include "harness/session/run_options.hpp"
 #include "harness/session/workload.hpp"
 

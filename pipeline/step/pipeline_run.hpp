@@ -21,7 +21,7 @@ std::vector<ParamSpec> pipeline_params();
 
 // The workload of the step (pipeline.step and host.dataloader both take a `workload` parameter):
 // the step demand the session parsed once from --workload, else the run's --profile, else its
-// default profile (harness/session/step_demand.hpp). No profile file is read here. Throws when the
+// default profile (harness/core/step_demand.hpp). No profile file is read here. Throws when the
 // context carries no demand.
 score::Profile workload_profile(const ProbeContext& ctx);
 

@@ -4,7 +4,7 @@
 
 #include "harness/core/context.hpp"
 #include "harness/core/probe.hpp"
-#include "harness/core/runner.hpp"
+#include "harness/core/deadline.hpp"
 
 namespace nodeaudit {
 namespace {

@@ -1,6 +1,8 @@
-// Runs one probe in a child process (the same binary, `nodeaudit probe ID --child-out FILE`) under
-// a deadline, with telemetry sampled alongside in this process. A crash is recorded as
-// `crashed (signal N)`, a hang is killed and recorded as `timeout`, and the caller goes on.
+// The processes one probe runs in. The parent side runs it in a child process (the same binary,
+// `nodeaudit probe ID --child-out FILE`) under a deadline (core/deadline.hpp), with telemetry and
+// foreign load sampled alongside in this process: a crash is recorded as `crashed (signal N)`, a hang
+// is killed and recorded as `timeout`, and the caller goes on. The child side runs the probe body in
+// its own process, ends with its parent, and writes its entry for the parent to read.
 #pragma once
 
 #include <atomic>
@@ -11,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/core/context.hpp"
+#include "harness/core/deadline.hpp"
 #include "harness/core/probe.hpp"
 
 namespace nodeaudit {
@@ -28,12 +31,6 @@ struct IsolationOptions {
 
 // Progress callback: elapsed seconds and the deadline, polled a few times a second.
 using ProgressFn = std::function<void(double elapsed_s, double deadline_s)>;
-
-// The wall-clock limit for one run of `spec` with `params` at the settings' level; a --repetitions
-// above the level's own grows it in proportion (a backstop sized for 5 repetitions would end 50).
-double probe_deadline_s(const ProbeSpec& spec, const ParamValues& params, const RunSettings& settings);
-// A limit sized for the level's repetitions, grown for the settings' --repetitions.
-double deadline_for_repetitions(double at_level, const RunSettings& settings);
 
 // Returns the probe's result entry (results/SCHEMA.md `probes[]`). `interrupt` is polled: once it
 // is set the child is asked to stop (SIGINT), given kill_grace_s, then killed.

@@ -1,4 +1,4 @@
-#include "harness/session/step_demand.hpp"
+#include "harness/core/step_demand.hpp"
 
 namespace nodeaudit {
 

@@ -1,0 +1,120 @@
+// The rooms of the source tree and which others each may include, as the architecture's folder
+// table says: the harness's measurement core depends on nothing else of ours, the node fingerprint
+// only on the core, the applications downward, and a probe's room never on an application (session,
+// CLI, reports, watch, learn). A new room must be added here with its arrows before it builds green.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Room -> the rooms its includes may reach (its own is always allowed). pipeline/ is one room: the
+// framework loader's probe generates its JPEGs with the step's generator, and the step runs the
+// framework loader's script.
+const std::map<std::string, std::set<std::string>>& allowed() {
+  static const std::map<std::string, std::set<std::string>> table{
+      {"harness/core", {}},
+      {"harness/node", {"harness/core"}},
+      {"harness/score", {"harness/core", "harness/node"}},
+      {"harness/report", {"harness/core", "harness/node", "harness/score"}},
+      {"harness/watch", {"harness/core", "harness/node"}},
+      {"harness/learn", {"harness/core", "harness/node", "harness/score", "harness/report", "harness/watch"}},
+      {"harness/session", {"harness/core", "harness/node", "harness/score", "harness/report"}},
+      {"harness/cli",
+       {"harness/core", "harness/node", "harness/score", "harness/report", "harness/watch", "harness/learn",
+        "harness/session"}},
+      {"kernels/host", {"harness/core", "harness/node"}},
+      {"kernels/gpu", {"harness/core", "harness/node", "harness/score"}},
+      {"hostconfig", {"harness/core", "harness/node", "kernels/host"}},
+      {"io", {"harness/core", "harness/node"}},
+      {"comm", {"harness/core", "harness/node", "kernels/gpu"}},
+      {"pipeline", {"harness/core", "harness/node", "harness/score", "io", "kernels/host", "kernels/gpu", "comm"}},
+  };
+  return table;
+}
+
+// The room a repository path belongs to: harness/ and kernels/ by their second level, the rest by
+// their first. Empty for a path outside the code's rooms (tests, bench, the standard library).
+std::string room_of(const std::string& path) {
+  const auto slash = path.find('/');
+  if (slash == std::string::npos) return "";
+  const std::string top = path.substr(0, slash);
+  if (top == "harness" || top == "kernels") {
+    const auto second = path.find('/', slash + 1);
+    return second == std::string::npos ? "" : path.substr(0, second);
+  }
+  if (top == "io" || top == "comm" || top == "pipeline" || top == "hostconfig") return top;
+  return "";
+}
+
+struct Include {
+  std::string file;  // repository path of the including file
+  int line = 0;
+  std::string target;  // the quoted include
+};
+
+std::vector<Include> project_includes() {
+  static const std::regex quoted(R"(^\s*#\s*include\s+"([^"]+)\")");
+  static const std::regex source(R"(\.(cpp|hpp|cu|cuh|h)$)");
+  std::vector<Include> found;
+  const fs::path root(NODEAUDIT_SOURCE_DIR);
+  for (const char* top : {"harness", "kernels", "io", "comm", "pipeline", "hostconfig"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
+      if (!entry.is_regular_file() || !std::regex_search(entry.path().filename().string(), source)) continue;
+      std::ifstream in(entry.path());
+      std::string text;
+      for (int n = 1; std::getline(in, text); ++n) {
+        std::smatch m;
+        if (std::regex_search(text, m, quoted))
+          found.push_back({fs::relative(entry.path(), root).string(), n, m[1].str()});
+      }
+    }
+  }
+  return found;
+}
+
+TEST(Rooms, EveryIncludeReachesOnlyARoomTheTableAllows) {
+  const std::vector<Include> includes = project_includes();
+  ASSERT_GT(includes.size(), 500u) << "the source tree was not found under " << NODEAUDIT_SOURCE_DIR;
+  for (const Include& inc : includes) {
+    const std::string from = room_of(inc.file), to = room_of(inc.target);
+    if (to.empty() || to == from) continue;
+    const auto rule = allowed().find(from);
+    ASSERT_NE(rule, allowed().end()) << inc.file << " is in no room of the table";
+    EXPECT_TRUE(rule->second.count(to)) << inc.file << ":" << inc.line << " includes " << inc.target << ": " << from
+                                        << " may not depend on " << to;
+  }
+}
+
+TEST(Rooms, EveryCodeFolderIsARoomOfTheTable) {
+  const fs::path root(NODEAUDIT_SOURCE_DIR);
+  for (const char* top : {"harness", "kernels"}) {
+    for (const auto& entry : fs::directory_iterator(root / top)) {
+      if (!entry.is_directory()) continue;
+      const std::string room = std::string(top) + "/" + entry.path().filename().string();
+      EXPECT_TRUE(allowed().count(room)) << room << " is a folder of code with no line in the table";
+    }
+  }
+}
+
+TEST(Rooms, NoCudaHeaderInTheHarness) {
+  static const std::regex cuda(R"(^\s*#\s*include\s*[<"](cuda|cublas|nccl|nvml)[^>"]*[>"])");
+  const fs::path root(NODEAUDIT_SOURCE_DIR);
+  for (const auto& entry : fs::recursive_directory_iterator(root / "harness")) {
+    if (!entry.is_regular_file()) continue;
+    std::ifstream in(entry.path());
+    std::string text;
+    for (int n = 1; std::getline(in, text); ++n)
+      EXPECT_FALSE(std::regex_search(text, cuda)) << fs::relative(entry.path(), root).string() << ":" << n << ": " << text;
+  }
+}
+
+}  // namespace
