@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "harness/cli/commands.hpp"
-#include "harness/cli/common.hpp"
+#include "harness/cli/common_options.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/node/env.hpp"
 #include "harness/node/nvml.hpp"
@@ -22,10 +22,10 @@ void add_env_command(CLI::App& root, Action& action) {
   env->callback([&action, o] {
     action = [o] {
       if (o->format != "table" && o->format != "json") throw UsageError("--format " + o->format, "expected table or json");
-      CommonOptions common;
+      session::CommonOptions common;
       common.data_dir = o->data_dir;
       Nvml nvml;
-      const RunSettings settings = make_settings(common, nvml.device_count(), nvml.why_unavailable());
+      const RunSettings settings = session::make_settings(common, nvml.device_count(), nvml.why_unavailable());
       const nlohmann::json fingerprint = collect_env(settings.data_dir, nvml);
       std::cout << (o->format == "json" ? fingerprint.dump(2) + "\n" : render_env(fingerprint));
       return exit_ok;

@@ -17,7 +17,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/cli/commands.hpp"
-#include "harness/cli/common.hpp"
+#include "harness/cli/common_options.hpp"
 #include "harness/cli/learn_run.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/result.hpp"
@@ -42,7 +42,7 @@ constexpr int max_steps = 10000;
 constexpr int counted_steps = learn_counted_steps;
 
 int whole_number_in(const std::string& option, const std::string& text, int lo, int hi) {
-  const auto value = parse_whole_number(text);
+  const auto value = session::parse_whole_number(text);
   if (!value || *value < lo || *value > hi)
     throw UsageError(option + " " + text, fmt::format("must be a whole number from {} to {}", lo, hi));
   return *value;
@@ -109,7 +109,7 @@ ValidLearn validate(const LearnOptions& o) {
   validate_vary_options(o, v);
   if (!o.out_profile.empty()) refuse_existing("--out-profile", o.out_profile);
   if (!o.md.empty()) refuse_existing("--md", o.md);
-  v.out = resolve_out_path(o.out, "results", host_name());
+  v.out = session::resolve_out_path(o.out, "results", host_name());
   v.profile_path = o.out_profile.empty() ? fs::path(v.out.path).replace_extension(".toml").string() : o.out_profile;
   if (o.out_profile.empty()) refuse_existing("--out-profile", v.profile_path);
   v.md_path = o.md;
@@ -200,7 +200,7 @@ OneRun run_learn_once(const LearnOptions& o, const ValidLearn& v, const std::map
   for (const auto& [key, value] : extra_env) spec.env[key] = value;
   std::fprintf(stderr, "learn: running `%s` for %d optimizer steps (%d warm-up, %d measured, %d counted for FLOPs), at most %s; its output follows\n",
                v.command_text.c_str(), spec.window_steps, v.warmup, v.steps, counted_steps, format_duration(v.timeout_s).c_str());
-  const std::atomic<bool>& interrupt = install_interrupt_handler();
+  const std::atomic<bool>& interrupt = session::install_interrupt_handler();
   OneRun one;
   one.run = learn::run_job(spec, [&] { return interrupt.load(); });
   refuse_failed_start(one.run, v);
@@ -240,7 +240,7 @@ int execute(const LearnOptions& o) {
   const ValidLearn v = validate(o);
   Nvml nvml;
   nlohmann::json doc = new_result_document("quick", "", o.argv, collect_env("", nvml));
-  const std::string out_path = claim_out_file(v.out, doc.dump(1) + "\n");
+  const std::string out_path = session::claim_out_file(v.out, doc.dump(1) + "\n");
   auto discard_claimed = [&] {
     std::error_code ec;
     fs::remove(out_path, ec);  // the result file we claimed holds nothing measured
@@ -276,7 +276,7 @@ int execute(const LearnOptions& o) {
                                           job.steps_needed, v.warmup, v.steps, counted_steps, job.steps_done);
   }
   nlohmann::json audited = nlohmann::json::array();
-  if (o.audit && job.complete) audited = audit_node_for_profile(v.profile_path, o.data_dir, install_interrupt_handler());
+  if (o.audit && job.complete) audited = audit_node_for_profile(v.profile_path, o.data_dir, session::install_interrupt_handler());
   paths.data_wait = data_wait_against_node(o, v, job, paths.profile_path, doc, audited, out_path);
   learn::LearnRunInfo info{o.command, v.timeout_s, status, reason, paths.profile_path,
                            paths.data_wait ? learn::to_json(*paths.data_wait) : nlohmann::json()};
@@ -315,7 +315,7 @@ void add_learn_command(CLI::App& root, Action& action) {
   cmd->add_option("--target-gpus", o->target_gpus, "On a node without a GPU: judge optimize-or-upgrade on these GPUs, e.g. h100x8");
   cmd->add_option("command", o->command, "-- COMMAND [ARGS...]: the training command, as you run it");
   cmd->callback([&action, o] {
-    o->argv = own_command_line();
+    o->argv = session::own_command_line();
     action = [o] { return execute(*o); };
   });
 }

@@ -4,12 +4,12 @@
 #include <cstdio>
 
 #include "harness/cli/learn_run.hpp"
-#include "harness/cli/run_hooks.hpp"
 #include "harness/core/registry.hpp"
 #include "harness/core/result.hpp"
 #include "harness/node/nvml.hpp"
 #include "harness/score/resource_probes.hpp"
 #include "harness/session/session.hpp"
+#include "harness/session/workload.hpp"
 
 namespace nodeaudit::cli {
 
@@ -27,26 +27,26 @@ std::vector<std::string> audit_probe_ids(const score::Profile& profile) {
 }  // namespace
 
 nlohmann::json audit_node_for_profile(const std::string& profile_path, const std::string& data_dir, const std::atomic<bool>& interrupt) {
-  RunExtras extras;
-  prepare_run_extras(profile_path, extras);
-  CommonOptions common;
+  session::RunExtras extras;
+  session::prepare_run_extras(profile_path, extras);
+  session::CommonOptions common;
   common.data_dir = data_dir;
   const Nvml nvml;
-  const RunSettings settings = make_settings(common, nvml.device_count(), nvml.why_unavailable());
-  if (!data_dir.empty()) remove_abandoned_scratch(data_dir);
+  const RunSettings settings = session::make_settings(common, nvml.device_count(), nvml.why_unavailable());
+  if (!data_dir.empty()) session::remove_abandoned_scratch(data_dir);
   session::Session audit(settings, std::nullopt, interrupt, &nvml);
   audit.set_step_demand(session::run_step_demand(extras));
   nlohmann::json probes = nlohmann::json::array();
   for (const auto& id : audit_probe_ids(*extras.profile)) {
     const ProbeSpec* spec = probe_registry().find(id);
     if (spec == nullptr || interrupt.load()) continue;
-    if (const auto left_out = left_out_by_profile(*spec, extras, false)) {
+    if (const auto left_out = session::left_out_by_profile(*spec, extras, false)) {
       probes.push_back(probe_entry(id, Outcome::skipped(*left_out), nlohmann::json::object(), 0, {}, {}, nlohmann::json::object()));
       continue;
     }
     std::fprintf(stderr, "learn --audit: %s ...\n", id.c_str());
     session::EntryRequest request;
-    request.param_texts = probe_params_for(*spec, extras);
+    request.param_texts = session::probe_params_for(*spec, extras);
     probes.push_back(audit.run_entry(*spec, session::Placement::child, request));
   }
   return probes;

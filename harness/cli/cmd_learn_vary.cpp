@@ -131,7 +131,7 @@ void validate_vary_options(const LearnOptions& o, ValidLearn& v) {
     throw UsageError("--data-dir-copy " + o.data_dir_copy, "not with --vary: one change at a time, and the data directory's place is this one");
   const DataDirCopy plan(o.command, o.data_dir_copy);  // checks the command and DIR; copies nothing yet
   v.vary = learn::data_dir_setting(plan.original(), plan.copy());
-  const auto repeats = parse_whole_number(o.repeats);
+  const auto repeats = session::parse_whole_number(o.repeats);
   if (!repeats || *repeats < 1 || *repeats > 20) throw UsageError("--repeats " + o.repeats, "must be a whole number from 1 to 20");
   v.repeats = *repeats;
   v.data_dir_copy = o.data_dir_copy;

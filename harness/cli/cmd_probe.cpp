@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "harness/cli/commands.hpp"
-#include "harness/cli/common.hpp"
+#include "harness/cli/common_options.hpp"
 #include "harness/core/registry.hpp"
 #include "harness/session/session.hpp"
 

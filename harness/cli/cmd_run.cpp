@@ -3,10 +3,10 @@
 #include <memory>
 
 #include "harness/cli/commands.hpp"
-#include "harness/cli/common.hpp"
-#include "harness/cli/run_hooks.hpp"
+#include "harness/cli/common_options.hpp"
 #include "harness/cli/workload_options.hpp"
 #include "harness/session/session.hpp"
+#include "harness/session/workload.hpp"
 
 namespace nodeaudit::cli {
 
@@ -21,7 +21,7 @@ void add_run_command(CLI::App& root, Action& action) {
   run->add_option("--telemetry-out", request->telemetry_out, "Also keep the telemetry series as CSV in this file");
   add_run_extras(*run, request->extras);
   run->callback([&action, request] {
-    request->argv = own_command_line();
+    request->argv = session::own_command_line();
     action = [request] { return session::run_session(*request); };
   });
 }

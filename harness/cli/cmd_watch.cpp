@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "harness/cli/commands.hpp"
-#include "harness/cli/common.hpp"
+#include "harness/cli/common_options.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/result.hpp"
 #include "harness/core/units.hpp"
@@ -69,7 +69,7 @@ ValidWatch validate(const WatchOptions& o) {
     throw UsageError(fmt::format("--duration {} --interval {}", o.duration, o.interval),
                      fmt::format("would keep {:.0f} samples, at most {:.0f}; use a longer --interval", v.duration_s / v.interval_s, max_samples));
   if (!o.pid.empty()) {
-    const int pid = parse_whole_number(o.pid).value_or(0);
+    const int pid = session::parse_whole_number(o.pid).value_or(0);
     if (pid <= 0) throw UsageError("--pid " + o.pid, "expected a process id (a whole number above 0)");
     if (!watch::process_exists(pid)) throw UsageError("--pid " + o.pid, "no such process (or /proc/" + o.pid + "/stat is not readable)");
     v.pid = pid;
@@ -85,16 +85,16 @@ void write_result(nlohmann::json& doc, const std::string& path, const watch::Wat
 
 int execute(const WatchOptions& o) {
   const ValidWatch v = validate(o);
-  const OutPath out = resolve_out_path(o.out, "results", host_name());
+  const session::OutPath out = session::resolve_out_path(o.out, "results", host_name());
   Nvml nvml;
   nlohmann::json doc = new_result_document("quick", "", o.argv, collect_env("", nvml));
-  const std::string out_path = claim_out_file(out, doc.dump(1) + "\n");  // later writes replace it
+  const std::string out_path = session::claim_out_file(out, doc.dump(1) + "\n");  // later writes replace it
 
   watch::WatchSampler sampler(&nvml, v.pid);
   watch::WatchSeries series;
   series.interval_s = v.interval_s;
   sampler.describe(series);
-  const bool tty = stdout_is_tty();
+  const bool tty = session::stdout_is_tty();
   std::fprintf(stderr, "watching %s%s for %s every %s; Ctrl-C stops early and still writes the diagnosis\n",
                series.gpus.empty() ? ("the host only (" + series.gpu_note + ")").c_str()
                                    : fmt::format("{} GPU(s) and the host", series.gpus.size()).c_str(),
@@ -102,7 +102,7 @@ int execute(const WatchOptions& o) {
                format_duration(v.interval_s).c_str());
   watch::WatchRun run{v.duration_s, v.interval_s, v.pid, "", 0};
   double last_write_s = 0;
-  const std::atomic<bool>& interrupt = install_interrupt_handler();
+  const std::atomic<bool>& interrupt = session::install_interrupt_handler();
   const std::string ended = watch::collect(sampler, series, v.duration_s, interrupt, [&](const watch::WatchSeries& s) {
     if (tty) std::fprintf(stderr, "\r%s\033[K", watch::status_line(s, v.duration_s).c_str());
     if (!s.t_s.empty() && s.t_s.back() - last_write_s >= rewrite_every_s) {
@@ -133,7 +133,7 @@ void add_watch_command(CLI::App& root, Action& action) {
   pid->excludes(all);
   cmd->add_option("--out", o->out, "Result file or directory (default results/)");
   cmd->callback([&action, o, interval] {
-    o->argv = own_command_line();
+    o->argv = session::own_command_line();
     o->interval_given = interval->count() > 0;
     action = [o] { return execute(*o); };
   });

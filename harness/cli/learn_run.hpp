@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/cli/common.hpp"
+#include "harness/cli/common_options.hpp"
 #include "harness/learn/job_runner.hpp"
 #include "harness/learn/learned_job.hpp"
 #include "harness/learn/vary.hpp"
@@ -34,7 +34,7 @@ struct ValidLearn {
   int steps = 0, warmup = 0;
   double timeout_s = 0;
   std::string timeout_text;
-  OutPath out;
+  session::OutPath out;
   std::string profile_path, md_path, name, command_text;
   std::optional<learn::VarySetting> vary;
   nlohmann::json node_result;                  // --result's document (null without it)

@@ -1,7 +1,5 @@
 #include "harness/cli/workload_options.hpp"
 
-#include "harness/cli/run_hooks.hpp"
-
 namespace nodeaudit::cli {
 
 CLI::Option* add_profile_option(CLI::App& command, std::string& profile) {
@@ -23,7 +21,7 @@ CLI::Option* add_expect_option(CLI::App& command, std::string& expect) {
                             "over the profile's own and the built-in table's (needs --profile)");
 }
 
-void add_run_extras(CLI::App& run, RunExtras& extras) {
+void add_run_extras(CLI::App& run, session::RunExtras& extras) {
   run.add_option("--price-per-hour", extras.price_per_hour, "Node price per hour, for the cost of one training run");
   add_target_gpus_option(run, extras.target_gpus);
   add_expect_option(run, extras.expect);

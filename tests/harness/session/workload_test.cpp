@@ -4,10 +4,10 @@
 
 #include <fstream>
 
-#include "harness/cli/run_hooks.hpp"
 #include "harness/core/units.hpp"
+#include "harness/session/workload.hpp"
 
-namespace nodeaudit::cli {
+namespace nodeaudit::session {
 namespace {
 
 ProbeSpec pipeline_like() {
@@ -21,7 +21,7 @@ ProbeSpec pipeline_like() {
   return spec;
 }
 
-TEST(RunHooks, ATableTargetNamesTheEmulatedGpuAndItsCount) {
+TEST(RunTargetGpus, ATableTargetNamesTheEmulatedGpuAndItsCount) {
   RunExtras extras;
   extras.target_gpus = "a100-80gbx4";
   prepare_run_extras("llm-finetune-7b", extras);
@@ -31,7 +31,7 @@ TEST(RunHooks, ATableTargetNamesTheEmulatedGpuAndItsCount) {
   EXPECT_EQ(texts.count("compute-time"), 0u);
 }
 
-TEST(RunHooks, AFileTargetGivesTheComputeTimeAndBusbwItsFiguresImply) {
+TEST(RunTargetGpus, AFileTargetGivesTheComputeTimeAndBusbwItsFiguresImply) {
   const std::string path = ::testing::TempDir() + "/b200-target.toml";
   std::ofstream(path) << "name = \"b200\"\ncount = 8\nsource = \"example\"\nmemory = \"180GB\"\n"
                          "memory_bandwidth_gbps = 8000\nh2d_gbps = 55\nallreduce_busbw_gbps = 700\n"
@@ -48,7 +48,7 @@ TEST(RunHooks, AFileTargetGivesTheComputeTimeAndBusbwItsFiguresImply) {
   std::remove(path.c_str());
 }
 
-TEST(RunHooks, NoTargetLeavesThePipelinesOwnChoice) {
+TEST(RunTargetGpus, NoTargetLeavesThePipelinesOwnChoice) {
   RunExtras extras;
   prepare_run_extras("llm-finetune-7b", extras);
   const auto texts = probe_params_for(pipeline_like(), extras);
@@ -57,4 +57,4 @@ TEST(RunHooks, NoTargetLeavesThePipelinesOwnChoice) {
 }
 
 }  // namespace
-}  // namespace nodeaudit::cli
+}  // namespace nodeaudit::session

@@ -1,8 +1,8 @@
-#include "harness/cli/common.hpp"
+#include "harness/cli/common_options.hpp"
 
 namespace nodeaudit::cli {
 
-void add_common_options(CLI::App& app, CommonOptions& o) {
+void add_common_options(CLI::App& app, session::CommonOptions& o) {
   app.add_option("--level", o.level, "How long each probe runs: quick, standard or soak")->capture_default_str();
   app.add_option("--gpus", o.gpus, "GPU indices to use, e.g. 0,1 (default: all)");
   app.add_option("--data-dir", o.data_dir, "Directory on the storage under test, for probes that need files");
