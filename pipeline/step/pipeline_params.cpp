@@ -18,7 +18,9 @@ std::vector<ParamSpec> pipeline_params() {
         .type = ParamType::integer,
         .default_by_level = same_at_all_levels("0"),
         .help = "Training steps to run (the first is not timed); 0 = as many as --step-budget holds at the step's "
-                "compute time, at least 4 and at most 20 / 200 / 2000 (quick / standard / soak)",
+                "compute time, at least 4 and at most 20 / 200 / 2000 (quick / standard / soak). At the quick "
+                "level the timed steps are a total over the rounds: each round runs its share after its own "
+                "untimed first step",
         .min = 0,
         .max = 10'000'000},
       P{.name = "step-budget",

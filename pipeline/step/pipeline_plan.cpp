@@ -162,6 +162,10 @@ int planned_step_count(const ParamValues& params, Level level, double compute_s)
   return static_cast<int>(std::clamp(1 + timed, static_cast<double>(min_steps), static_cast<double>(cap)));
 }
 
+int round_step_count(int planned, const ProbeContext& ctx) {
+  return 1 + static_cast<int>(ctx.round_share(std::max(1, planned - 1), 1));
+}
+
 void complete_real_plan(PipelinePlan& plan, const GpuCalibration& calibration, int steps, bool busbw_given) {
   plan.compute.compute_s = calibration.compute_s;
   plan.steps = steps;
@@ -219,7 +223,7 @@ std::string make_plan(const ProbeContext& ctx, PipelinePlan& plan, const GpuAvai
   // The framework loader's steps save no checkpoints (AU leaves them apart either way).
   plan.checkpoint_mode = plan.framework_loader ? CheckpointMode::off : *parse_checkpoint_mode(p.text("checkpoint"));
   // Real GPUs: the compute time, so the count, is known once they are calibrated (complete_real_plan).
-  plan.steps = planned_step_count(p, ctx.settings().level, plan.real() ? 0 : plan.compute.compute_s);
+  plan.steps = round_step_count(planned_step_count(p, ctx.settings().level, plan.real() ? 0 : plan.compute.compute_s), ctx);
   if (plan.checkpoint_mode != CheckpointMode::off && !plan.real())
     plan.checkpoint = scale_checkpoints(plan.profile, plan.steps, plan.compute.compute_s);
   return "";

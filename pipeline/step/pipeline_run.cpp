@@ -191,9 +191,13 @@ void record_pipeline_plan(ProbeContext& ctx, const PipelinePlan& plan, const Sam
   ctx.info()["mode"] = plan.loader_only() ? "loader only" : plan.real() ? "real GPUs" : "emulated";
   ctx.info()["steps_planned"] = {
       {"steps", plan.steps},
-      {"rule", ctx.params().integer("steps") > 0 ? "--steps"
-                                                 : "--step-budget of compute at the step's compute time, plus the "
-                                                   "untimed first step; at least 4, at most the level's cap"}};
+      {"rule", std::string(ctx.params().integer("steps") > 0
+                               ? "--steps"
+                               : "--step-budget of compute at the step's compute time, plus the untimed first step; "
+                                 "at least 4, at most the level's cap") +
+                   (ctx.settings().rounds_sharing_budget > 1
+                        ? "; this round's share of the timed steps (at least 1) after its own untimed first step"
+                        : "")}};
   if (plan.real())
     record_real_work(ctx, plan);
   else

@@ -65,6 +65,11 @@ void complete_real_plan(PipelinePlan& plan, const GpuCalibration& calibration, i
 int planned_step_count(const ParamValues& params, Level level, double compute_s);
 // The most steps planned_step_count gives at `level` (the probe's deadline is sized for it).
 int step_cap(Level level);
+// The steps this round runs of the run's `planned` (planned_step_count): where the level's rounds
+// share its work (quick), each round runs its own untimed first step and its share of the timed
+// steps, at least one, so two rounds cost one untimed step more than one round did, not twice the
+// run; elsewhere all of them.
+int round_step_count(int planned, const ProbeContext& ctx);
 
 // The sample files a run reads: pattern files of exactly `sample_bytes`, or JPEGs of varying size.
 struct SampleFiles {

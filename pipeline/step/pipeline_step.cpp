@@ -62,7 +62,8 @@ Outcome run_with_compute(ProbeContext& ctx, PipelinePlan& plan, const SampleFile
   }
   const bool busbw_given = p.real("busbw") > 0 || !p.text("comm-result").empty();
   complete_real_plan(plan, opened.calibration,
-                     planned_step_count(p, ctx.settings().level, opened.calibration.compute_s), busbw_given);
+                     round_step_count(planned_step_count(p, ctx.settings().level, opened.calibration.compute_s), ctx),
+                     busbw_given);
   ctx.info()["calibration"] = {{"gpu_name", opened.calibration.gpu_name},
                                {"gemms_alone_s", opened.calibration.compute_s},
                                {"allreduce_alone_s", opened.calibration.allreduce_s},

@@ -148,6 +148,38 @@ TEST(PipelinePlan, StepCountFollowsTheStepBudgetAtTheStepsComputeTime) {
   EXPECT_EQ(plan.steps, planned_step_count(ctx.params(), Level::quick, plan.compute.compute_s));
 }
 
+// Where the quick level's two rounds share its work, each round runs its own untimed first step and
+// its share of the run's timed steps (at least one): the default 7B fine-tune's 1 + 3 steps become
+// 1 + 2 and 1 + 1, so the rounds cost one untimed step more than one round, not twice.
+TEST(PipelinePlan, RoundsThatShareTheWorkSplitTheTimedStepsAfterEachRoundsOwnUntimedStep) {
+  auto context_for = [](int rounds, int index) {
+    RunSettings settings;
+    settings.rounds_sharing_budget = rounds;
+    settings.round_index = index;
+    return ProbeContext(resolve_params(pipeline_params(), {}, Level::quick), settings, nullptr,
+                        std::chrono::steady_clock::now() + std::chrono::minutes(1));
+  };
+  EXPECT_EQ(round_step_count(4, context_for(2, 0)), 3);  // 1 untimed + 2 of the 3 timed
+  EXPECT_EQ(round_step_count(4, context_for(2, 1)), 2);  // 1 untimed + the third
+  EXPECT_EQ(round_step_count(7, context_for(2, 0)), 4);  // 1 + 3 of 6
+  EXPECT_EQ(round_step_count(7, context_for(2, 1)), 4);
+  EXPECT_EQ(round_step_count(2, context_for(2, 1)), 2);  // never a round without a timed step
+  EXPECT_EQ(round_step_count(4, context_for(1, 0)), 4);  // rounds that do not share: the whole run
+
+  // The plan of the second of two sharing rounds on the default profile runs fewer steps than the run's.
+  RunSettings shared;
+  shared.step_demand = score::step_demand_of(score::load_profile(default_step_profile));
+  shared.rounds_sharing_budget = 2;
+  shared.round_index = 1;
+  ProbeContext ctx(resolve_params(pipeline_params(), {}, Level::quick), shared, nullptr,
+                   std::chrono::steady_clock::now() + std::chrono::minutes(1));
+  PipelinePlan plan;
+  ASSERT_EQ(make_plan(ctx, plan, {{}, "no GPU here", std::nullopt}), "");
+  const int whole_run = planned_step_count(ctx.params(), Level::quick, plan.compute.compute_s);
+  EXPECT_EQ(plan.steps, round_step_count(whole_run, ctx));
+  EXPECT_LT(plan.steps, whole_run);
+}
+
 TEST(PipelinePlan, AutoWithGpusRunsThemOneBatchEachWithTheGpusCountForTheAllReduce) {
   ProbeContext ctx = make_context({{"workers", "2"}, {"gpus-in-node", "8"}});
   PipelinePlan plan;
