@@ -13,7 +13,8 @@ std::string to_string(Level level);
 
 // How many rounds `run` and `probe` measure each probe at this level when --rounds is not given.
 // quick takes 2, the fewest that give a between-run spread, and splits its fixed time budget between
-// them (level_shares_budget), so a buyer's first look costs no more time; standard and soak take 3
+// them (level_shares_budget), so a buyer's first look costs only each probe's start-up once more
+// (a process, its buffers, an untimed first step); standard and soak take 3
 // (a median that one odd round cannot move), each round with the level's whole budget.
 int default_rounds(Level level);
 // True where the rounds split the level's time budget instead of each taking all of it.
