@@ -4,6 +4,7 @@
 // CLI, reports, watch, learn). A new room must be added here with its arrows before it builds green.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,6 +16,9 @@
 namespace {
 
 namespace fs = std::filesystem;
+
+// The top-level folders that hold the code's rooms.
+constexpr const char* code_tops[] = {"harness", "kernels", "io", "comm", "pipeline", "hostconfig"};
 
 // Room -> the rooms its includes may reach (its own is always allowed). pipeline/ is one room: the
 // framework loader's probe generates its JPEGs with the step's generator, and the step runs the
@@ -51,8 +55,7 @@ std::string room_of(const std::string& path) {
     const auto second = path.find('/', slash + 1);
     return second == std::string::npos ? "" : path.substr(0, second);
   }
-  if (top == "io" || top == "comm" || top == "pipeline" || top == "hostconfig") return top;
-  return "";
+  return std::find(std::begin(code_tops), std::end(code_tops), top) != std::end(code_tops) ? top : "";
 }
 
 struct Include {
@@ -66,7 +69,7 @@ std::vector<Include> project_includes() {
   static const std::regex source(R"(\.(cpp|hpp|cu|cuh|h)$)");
   std::vector<Include> found;
   const fs::path root(NODEAUDIT_SOURCE_DIR);
-  for (const char* top : {"harness", "kernels", "io", "comm", "pipeline", "hostconfig"}) {
+  for (const char* top : code_tops) {
     for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
       if (!entry.is_regular_file() || !std::regex_search(entry.path().filename().string(), source)) continue;
       std::ifstream in(entry.path());

@@ -29,11 +29,8 @@ inline std::string read_text(const std::string& path) {
 
 inline std::string fixture_text(const std::string& name) {
   const std::string path = fixture(name);
-  std::ifstream in(path);
-  EXPECT_TRUE(in.good()) << "cannot read fixture " << path;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  EXPECT_TRUE(std::ifstream(path).good()) << "cannot read fixture " << path;
+  return read_text(path);
 }
 
 inline nlohmann::json fixture_json(const std::string& name) {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/cli_expect.hpp"
+#include "tests/support/fixtures.hpp"
 
 namespace {
 
@@ -23,9 +24,7 @@ CliRun run_cli(const std::string& args) {
   return nodeaudit::proc::run_nodeaudit_merged(args, {.environment = {{"NODEAUDIT_PROFILE_DIR", NODEAUDIT_PROFILES}}});
 }
 
-std::string fixture(const std::string& relative) {
-  return std::string(NODEAUDIT_FIXTURES) + "/" + relative;
-}
+using nodeaudit::test_files::fixture;
 const std::string test_profile = fixture("profiles/balance-test.toml");
 const std::string graded = fixture("results/h100-graded.json");
 
