@@ -23,6 +23,7 @@
 #include "harness/core/result.hpp"
 #include "harness/core/units.hpp"
 #include "harness/learn/data_wait_check.hpp"
+#include "harness/learn/job_measurement.hpp"
 #include "harness/learn/job_runner.hpp"
 #include "harness/learn/learn_document.hpp"
 #include "harness/learn/learn_module.hpp"
@@ -223,17 +224,17 @@ std::pair<std::string, std::string> learn_outcome(const learn::JobRun& run, cons
 
 namespace {
 
-// The measured data-wait share beside the scorer's prediction from this node's figures: a result
+// The measured data-wait share beside the prediction model's from this node's figures: a result
 // (--result), or the probes --audit ran (`audited`, appended to the learn result).
-std::optional<learn::DataWaitCheck> data_wait_against_node(const LearnOptions& o, const ValidLearn& v, const learn::LearnedJob& job,
+std::optional<learn::DataWaitCheck> data_wait_against_node(const LearnOptions& o, const ValidLearn& v, const score::JobMeasured& measured,
                                                            const std::string& profile_path, const nlohmann::json& doc,
                                                            const nlohmann::json& audited, const std::string& out_path) {
-  if ((o.result.empty() && !o.audit) || profile_path.empty() || job.timing.measured_step_s.empty()) return std::nullopt;
+  if ((o.result.empty() && !o.audit) || profile_path.empty() || !(measured.step_s > 0)) return std::nullopt;
   const score::Profile profile = score::load_profile_file(profile_path);
-  if (!o.audit) return learn::check_data_wait(job, profile, v.node_result, o.result);
+  if (!o.audit) return learn::check_data_wait(measured, profile, doc, v.node_result, o.result);
   nlohmann::json node = doc;
   node["probes"] = audited;
-  return learn::check_data_wait(job, profile, node, out_path + " (learn --audit)");
+  return learn::check_data_wait(measured, profile, node, node, out_path + " (learn --audit)");
 }
 
 int execute(const LearnOptions& o) {
@@ -265,8 +266,10 @@ int execute(const LearnOptions& o) {
   const auto [status, reason] = learn_outcome(run, job, v);
   learn::SummaryPaths paths{v.command_text, out_path, "", ""};
   std::string advice;  // optimize or upgrade, for a complete run
+  std::string toml;
+  const score::JobMeasured measured = learn::job_measured(job, run, learn::job_load(run), doc["env"]);
   if (job.complete) {
-    const std::string toml = learn::learned_profile_toml(job, v.name, v.command_text);
+    toml = learn::learned_profile_toml(job, v.name, v.command_text);
     learn::check_learned_profile(toml, v.profile_path);
     write_file_atomic(v.profile_path, toml, true);
     paths.profile_path = v.profile_path;
@@ -276,10 +279,14 @@ int execute(const LearnOptions& o) {
                                           job.steps_needed, v.warmup, v.steps, counted_steps, job.steps_done);
   }
   nlohmann::json audited = nlohmann::json::array();
-  if (o.audit && job.complete) audited = audit_node_for_profile(v.profile_path, o.data_dir, session::install_interrupt_handler());
-  paths.data_wait = data_wait_against_node(o, v, job, paths.profile_path, doc, audited, out_path);
+  if (o.audit && job.complete) {
+    const std::string job_python = run.records.ranks.empty() ? "" : run.records.ranks.front().value("python", "");
+    audited = audit_node_for_profile(v.profile_path, o.data_dir, job_python, session::install_interrupt_handler());
+  }
+  paths.data_wait = data_wait_against_node(o, v, measured, paths.profile_path, doc, audited, out_path);
   learn::LearnRunInfo info{o.command, v.timeout_s, status, reason, paths.profile_path,
                            paths.data_wait ? learn::to_json(*paths.data_wait) : nlohmann::json()};
+  if (job.complete) info.job_measured = score::to_json(measured), info.profile_toml = toml;
   doc["probes"] = nlohmann::json::array({learn::learn_probe_entry(job, run, info)});
   for (const auto& entry : audited) doc["probes"].push_back(entry);
   doc["finished_at"] = utc_now_iso8601();

@@ -16,19 +16,25 @@ namespace nodeaudit::cli {
 namespace {
 
 // The GEMM rate and host-to-device copies (skipped with the reason on a node without a GPU), the
-// storage probe of the profile's access pattern (as the scorer's storage stage reads it), and CPU
-// decode, which `run`'s own planning leaves out for a profile that decodes nothing.
-std::vector<std::string> audit_probe_ids(const score::Profile& profile) {
+// storage probe of the profile's access pattern (as the scorer's storage stage reads it), CPU
+// decode, which `run`'s own planning leaves out for a profile that decodes nothing, and, for a job
+// whose loader is PyTorch's, the DataLoader in the job's own Python: the per-core loader rates that
+// carry the job's CPU time to another node.
+std::vector<std::string> audit_probe_ids(const score::Profile& profile, bool job_python) {
   namespace R = score::resource_figure;
   const bool sequential = profile.data.access == score::AccessPattern::sequential_shards;
-  return {R::compute.probe, R::host_to_device.probe, score::storage_figure_for(sequential).probe, R::native_decode.probe};
+  std::vector<std::string> ids{R::compute.probe, R::host_to_device.probe, score::storage_figure_for(sequential).probe, R::native_decode.probe};
+  if (job_python && profile.data.loader == score::LoaderKind::pytorch) ids.push_back(R::framework_loader.probe);
+  return ids;
 }
 
 }  // namespace
 
-nlohmann::json audit_node_for_profile(const std::string& profile_path, const std::string& data_dir, const std::atomic<bool>& interrupt) {
+nlohmann::json audit_node_for_profile(const std::string& profile_path, const std::string& data_dir, const std::string& job_python,
+                                      const std::atomic<bool>& interrupt) {
   session::RunExtras extras;
   session::prepare_run_extras(profile_path, extras);
+  extras.python = job_python;
   session::CommonOptions common;
   common.data_dir = data_dir;
   const Nvml nvml;
@@ -37,7 +43,7 @@ nlohmann::json audit_node_for_profile(const std::string& profile_path, const std
   session::Session audit(settings, std::nullopt, interrupt, &nvml);
   audit.set_step_demand(session::run_step_demand(extras));
   nlohmann::json probes = nlohmann::json::array();
-  for (const auto& id : audit_probe_ids(*extras.profile)) {
+  for (const auto& id : audit_probe_ids(*extras.profile, !job_python.empty())) {
     const ProbeSpec* spec = probe_registry().find(id);
     if (spec == nullptr || interrupt.load()) continue;
     if (const auto left_out = session::left_out_by_profile(*spec, extras, false)) {

@@ -24,6 +24,8 @@ void add_compare_command(CLI::App& root, Action& action);   // harness/cli/cmd_c
 void add_report_command(CLI::App& root, Action& action);    // harness/cli/cmd_report.cpp
 void add_watch_command(CLI::App& root, Action& action);     // harness/cli/cmd_watch.cpp
 void add_learn_command(CLI::App& root, Action& action);     // harness/cli/cmd_learn.cpp
+void add_predict_command(CLI::App& root, Action& action);   // harness/cli/cmd_predict.cpp
+void add_match_command(CLI::App& root, Action& action);     // harness/cli/cmd_predict.cpp
 
 // Exit codes, in one place (the session engine's).
 using session::exit_fail;

@@ -97,7 +97,9 @@ void validate_vary_options(const LearnOptions& o, ValidLearn& v);
 
 // `learn --audit`: this node's GEMM, host-to-device, storage (of the profile's access pattern) and
 // CPU decode probes for the learned profile, run by the run engine; their result entries.
-nlohmann::json audit_node_for_profile(const std::string& profile_path, const std::string& data_dir, const std::atomic<bool>& interrupt);
+// `job_python`: the interpreter the job's ranks ran (empty when unknown): host.dataloader runs in it.
+nlohmann::json audit_node_for_profile(const std::string& profile_path, const std::string& data_dir, const std::string& job_python,
+                                      const std::atomic<bool>& interrupt);
 
 // Throws UsageError when `path` exists (nodeaudit never overwrites a file) or its directory does not.
 void refuse_existing(const std::string& option, const std::string& path);

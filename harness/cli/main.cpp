@@ -73,6 +73,8 @@ int main(int argc, char** argv) {
   cli::add_report_command(app, action);
   cli::add_watch_command(app, action);
   cli::add_learn_command(app, action);
+  cli::add_predict_command(app, action);
+  cli::add_match_command(app, action);
   if (const auto unknown = unknown_command(app, argc, argv)) return usage_error(*unknown);
   try {
     check_probe_id(argc, argv);

@@ -52,6 +52,7 @@ json timeline_json(const JobRecords& records, double micro_batch) {
     out.push_back({{"step", s.value("step", 0)}, {"phase", s.value("phase", "")}, {"duration_s", s.value("duration_s", 0.0)},
                    {"data_wait_s", s.value("data_wait_s", 0.0)}, {"backward_s", s.value("backward_s", 0.0)},
                    {"optimizer_s", s.value("optimizer_s", 0.0)}, {"checkpoint_s", s.value("checkpoint_s", 0.0)},
+                   {"main_cpu_s", s.value("main_cpu_s", 0.0)},
                    {"backward_calls", s.value("backward_calls", 0)},
                    {"samples", from_batches > 0 ? from_batches : micro_batch * s.value("backward_calls", 0.0)}});
   }
@@ -190,6 +191,8 @@ json learn_probe_entry(const LearnedJob& job, const JobRun& run, const LearnRunI
       {"profile", info.profile_path.empty() ? json(nullptr) : json(info.profile_path)}};
   details["gpu"] = gpu_json(run, load);
   if (!info.data_wait_check.is_null()) details["data_wait_check"] = info.data_wait_check;
+  if (!info.job_measured.is_null()) details["job_measured"] = info.job_measured;
+  if (!info.profile_toml.empty()) details["profile_toml"] = info.profile_toml;
   if (info.status != "ok") details["last_lines"] = run.last_lines;
   std::vector<Finding> findings;
   for (const auto& note : job.notes) findings.push_back({Severity::info, "learn.not_learned", note});

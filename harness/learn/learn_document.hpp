@@ -23,6 +23,10 @@ struct LearnRunInfo {
   std::string reason;
   std::string profile_path;   // empty when none was written
   nlohmann::json data_wait_check;  // measured beside predicted (`--result`); null when not checked
+  // What the job measured about itself (score::JobMeasured) and the learned profile's text: with
+  // them `nodeaudit predict` carries the job to another node. Null / empty for an incomplete run.
+  nlohmann::json job_measured;
+  std::string profile_toml;
 };
 
 nlohmann::json learn_probe_entry(const LearnedJob& job, const JobRun& run, const LearnRunInfo& info);

@@ -44,6 +44,12 @@ json loader_sentence(const Profile& profile, const NodeModel& node, const Stage&
                                 "to {:.1f}x before buying cores ({:.3g} per GPU now)",
                                 stage.capacity, needed_rate(stage.demand, node.step), *stage.native_capacity,
                                 *stage.native_capacity / stage.capacity, node.host.cores_per_gpu));
+  if (stage.resource == "cpu")
+    return sentence("cpu", fmt::format("cpu: the job's loader needs {} per step on the {:.3g} cores it gets here, "
+                                       "{} of waiting — give it more cores or workers, or make the loader cheaper "
+                                       "(decode on the GPU, pre-decoded samples)",
+                                       format_duration(stage.time_s), stage.capacity,
+                                       percent(node.step.data_wait_share)));
   if (stage.resource == "cpu_decode")
     return sentence("cpu_decode",
                     fmt::format("cpu_decode: {:.0f} images/s per GPU of {:.0f} needed — add CPU cores ({:.3g} per GPU "
@@ -72,7 +78,11 @@ json bottleneck(const Profile& profile, const NodeModel& node) {
   if (step.not_judged)
     return sentence("not_judged", fmt::format("not judged: {} — run the GPU probes on the node to predict the step",
                                               *step.not_judged));
-  if (step.loader_s > step.gpu_busy_s + step.exposed_comm_s)
+  if (!step.unmeasured.empty())
+    return sentence("not_judged", fmt::format("not judged: {} not measured — the step could be longer than the {} "
+                                              "the measured stages give",
+                                              step.unmeasured.front(), format_duration(step.step_s)));
+  if (step.loader_serial || step.loader_s > step.gpu_busy_s + step.exposed_comm_s)
     return loader_sentence(profile, node, *node.stage(step.loader_resource));
   const Stage& comm = *node.stage("communication");
   if (comm.judged() && step.exposed_comm_share > profile.thresholds.comm_share_max)
@@ -89,12 +99,10 @@ json bottleneck(const Profile& profile, const NodeModel& node) {
         fmt::format("gpu_memory_bandwidth: reading GPU memory ({:.3g} s per step at {:.0f} GB/s) takes longer than "
                     "the GEMMs — raise the batch so each weight read serves more samples, or quantize the weights",
                     hbm.time_s, hbm.capacity));
-  std::string text = fmt::format(
-      "compute: GPU-bound at {} predicted utilization — storage, CPUs, PCIe and interconnect keep "
-      "the GPUs fed; only faster GPUs or a higher model efficiency shorten the step",
-      percent(step.utilization));
-  if (!step.unmeasured.empty()) text += fmt::format(" (not measured, assumed to keep up: {})", step.unmeasured.front());
-  return sentence("compute", text);
+  return sentence("compute", fmt::format("compute: GPU-bound at {} predicted utilization — storage, CPUs, PCIe and "
+                                         "interconnect keep the GPUs fed; only faster GPUs or a higher model "
+                                         "efficiency shorten the step",
+                                         percent(step.utilization)));
 }
 
 // Faster GPUs pay off only when the GPUs are already busy, memory is near its limit and nothing

@@ -1,6 +1,7 @@
 #include "harness/score/model.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -18,7 +19,9 @@ const Stage* NodeModel::stage(const std::string& resource) const {
 
 namespace {
 
-// Loader stages overlap compute; exposed communication does not.
+// Loader stages overlap compute (a loader without workers adds to it); exposed communication and
+// synchronous checkpoint saves do not. A needed stage that was not measured is listed, never taken
+// for unlimited capacity: the step is then a lower bound.
 StepModel predict_step(const Profile& profile, const NodeModel& node) {
   StepModel step;
   const Stage& compute = *node.stage("compute");
@@ -37,16 +40,20 @@ StepModel predict_step(const Profile& profile, const NodeModel& node) {
       step.gpu_busy_s = std::max(step.gpu_busy_s, stage.time_s);
     else if (stage.resource == "communication")
       step.exposed_comm_s = stage.exposed_time_s;
+    else if (stage.resource == "checkpoint")
+      step.checkpoint_s = stage.time_s;
     else if (stage.time_s > step.loader_s) {
       step.loader_s = stage.time_s;
       step.loader_resource = stage.resource;
+      step.loader_serial = stage.serial;
     }
   }
   const double gpu_side_s = step.gpu_busy_s + step.exposed_comm_s;
-  step.step_s = std::max(gpu_side_s, step.loader_s);
+  const double loader_wait_s = step.loader_serial ? step.loader_s : std::max(0.0, step.loader_s - gpu_side_s);
+  step.step_s = gpu_side_s + loader_wait_s + step.checkpoint_s;
   step.utilization = step.gpu_busy_s / step.step_s;
   step.exposed_comm_share = step.exposed_comm_s / step.step_s;
-  step.data_wait_share = std::max(0.0, step.loader_s - gpu_side_s) / step.step_s;
+  step.data_wait_share = loader_wait_s / step.step_s;
   step.samples_per_s = node.shape.samples_per_node / step.step_s;
   step.tokens_per_s = step.samples_per_s * profile.model.tokens_per_sample.value_or(0);
   return step;
@@ -152,15 +159,39 @@ CheckpointCost checkpoint_cost(const Profile& profile, const json& result) {
 }  // namespace
 
 NodeModel build_model(const Profile& profile, const json& result) {
+  JobDemand job;
+  job.profile = &profile;
+  return build_model(job, result);
+}
+
+NodeModel build_model(const JobDemand& job, const json& result) {
+  const Profile& profile = *job.profile;
   NodeModel node;
   const EnvFigures env = env_figures(result);
   node.shape = step_shape(profile, env);
-  node.stages.push_back(compute_stage(profile, result, node.shape));
-  node.stages.push_back(gpu_memory_bandwidth_stage(profile, result, node.shape));
-  node.stages.push_back(storage_stage(profile, result, node.shape, env));
-  node.stages.push_back(cpu_decode_stage(profile, result, node.shape, env));
-  node.stages.push_back(host_to_device_stage(profile, result, node.shape));
-  node.stages.push_back(communication_stage(profile, result, node.shape));
+  if (job.measured && job.job_node) {
+    const JobMeasured& m = *job.measured;
+    // The job's own command, as learned: its ranks and their samples, whatever GPUs this node has.
+    node.shape.samples_per_node = static_cast<int>(std::lround(m.samples_per_step));
+    node.stages.push_back(measured_compute_stage(profile, m, *job.job_node, result, node.shape));
+    node.stages.push_back(gpu_memory_bandwidth_stage(profile, result, node.shape));
+    node.stages.push_back(storage_stage(profile, result, node.shape, env));
+    node.stages.push_back(measured_cpu_stage(m, *job.job_node, result));
+    // Without a GPU on either node the job's copies and its all-reduce are in its measured compute.
+    const bool no_gpus = m.gpu_model.empty() && env.gpus == 0;
+    for (Stage stage : {host_to_device_stage(profile, result, node.shape), communication_stage(profile, result, node.shape)}) {
+      if (no_gpus) stage = Stage{stage.resource, false, std::nullopt, "no GPU on either node: inside the job's measured compute"};
+      node.stages.push_back(stage);
+    }
+    node.stages.push_back(measured_checkpoint_stage(m, *job.job_node, result));
+  } else {
+    node.stages.push_back(compute_stage(profile, result, node.shape));
+    node.stages.push_back(gpu_memory_bandwidth_stage(profile, result, node.shape));
+    node.stages.push_back(storage_stage(profile, result, node.shape, env));
+    node.stages.push_back(cpu_decode_stage(profile, result, node.shape, env));
+    node.stages.push_back(host_to_device_stage(profile, result, node.shape));
+    node.stages.push_back(communication_stage(profile, result, node.shape));
+  }
   node.step = predict_step(profile, node);
   node.memory = fit_memory(profile, result, node.shape);
   node.host = fit_host(env);

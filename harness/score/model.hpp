@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/score/job_measured.hpp"
 #include "harness/score/profile.hpp"
 #include "harness/score/stages.hpp"
 
@@ -18,11 +19,15 @@ struct StepModel {
   double exposed_comm_s = 0;              // communication not hidden behind compute
   double loader_s = 0;                    // slowest of storage, CPU decode, host-to-device (they overlap compute)
   std::string loader_resource;
-  double step_s = 0;       // max(gpu_busy + exposed_comm, loader)
+  bool loader_serial = false;  // the loader runs inside the step (a DataLoader without workers): it adds, not overlaps
+  double checkpoint_s = 0;     // synchronous saves per step, from the job's measurement (a profile's are in the cost)
+  double step_s = 0;       // max(gpu_busy + exposed_comm, loader) + checkpoint
   double utilization = 0;  // gpu_busy / step
   double exposed_comm_share = 0;
   double data_wait_share = 0;           // max(0, loader - (gpu_busy + exposed_comm)) / step
-  std::vector<std::string> unmeasured;  // "storage (storage.dataset skipped: ...)": assumed to keep up
+  // "storage (storage.dataset skipped: ...)": needed but not measured. The step above is then a lower
+  // bound and what rests on the loader (data wait, utilization, the bottleneck) is not judged.
+  std::vector<std::string> unmeasured;
   double samples_per_s = 0;             // node
   double tokens_per_s = 0;              // node, when the profile counts tokens
 };
@@ -77,6 +82,19 @@ struct NodeModel {
   const Stage* stage(const std::string& resource) const;
 };
 
-NodeModel build_model(const Profile& profile, const nlohmann::json& result);
+// A job's demand: a profile, and, when the job was learned, what it measured about itself
+// (job_measured.hpp) in `job_node`, the result it was learned in (its env, and the node figures
+// `learn --audit` ran beside it).
+struct JobDemand {
+  const Profile* profile = nullptr;
+  const JobMeasured* measured = nullptr;
+  const nlohmann::json* job_node = nullptr;
+};
+
+// The one prediction of a step: a job's demand against a node's figures (a result). Every answer
+// about a step (run --profile, score, learn's data-wait line, vary's advice, predict, match, the
+// reports) is read from it.
+NodeModel build_model(const JobDemand& job, const nlohmann::json& result);
+NodeModel build_model(const Profile& profile, const nlohmann::json& result);  // a profile alone
 
 }  // namespace nodeaudit::score

@@ -91,13 +91,10 @@ std::string first_unmeasured(const StepModel& step, const std::vector<std::strin
 Rule utilization_rule(const Thresholds& t, const StepModel& step) {
   if (step.not_judged) return not_judged("utilization", *step.not_judged);
   // GPU-memory traffic is part of the GPU's busy time: without it the utilization is a guess.
-  const std::string busy_missing = first_unmeasured(step, {"gpu_memory_bandwidth"});
-  if (!busy_missing.empty()) return not_judged("utilization", busy_missing);
-  Rule rule = at_least("utilization", "predicted GPU utilization", step.utilization, t.utilization_healthy,
-                       t.utilization_min, percent, "fraction");
-  if (!step.unmeasured.empty())
-    rule.text += fmt::format(" (assuming unmeasured stages keep up: {})", step.unmeasured.front());
-  return rule;
+  // A stage that was not measured could lengthen the step: the utilization is then only an upper bound.
+  if (!step.unmeasured.empty()) return not_judged("utilization", step.unmeasured.front() + " not measured");
+  return at_least("utilization", "predicted GPU utilization", step.utilization, t.utilization_healthy,
+                  t.utilization_min, percent, "fraction");
 }
 
 Rule memory_rule(const Thresholds& t, const MemoryFit& memory) {

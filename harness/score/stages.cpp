@@ -112,7 +112,10 @@ Stage storage_stage(const Profile& profile, const json& result, const StepShape&
   Stage stage = make_stage("storage", "GB per node", "GB/s");
   const double sample_bytes = profile.data.sample_bytes;
   stage.demand = shape.samples_per_node * sample_bytes / 1e9;
-  const bool fits = env.ram_available_bytes && profile.data.dataset_bytes <= *env.ram_available_bytes;
+  // Free memory for the page cache: the host's available RAM, no more than a memory cgroup's limit.
+  std::optional<double> free_ram = env.ram_available_bytes;
+  if (free_ram && env.limited && env.ram_total_bytes) free_ram = std::min(*free_ram, *env.ram_total_bytes);
+  const bool fits = free_ram && profile.data.dataset_bytes <= *free_ram;
   const bool sequential = profile.data.access == AccessPattern::sequential_shards;
   const ResourceFigure& used = storage_figure_for(sequential);
   const std::string id = used.probe;

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/score/job_measured.hpp"
 #include "harness/score/profile.hpp"
 #include "harness/score/result_view.hpp"
 
@@ -28,6 +29,7 @@ struct Stage {
   double capacity_gbps = 0;            // storage: the capacity expressed in GB/s, for the bottleneck sentence
   std::optional<double> knee_workers;  // storage.dataset's worker knee, when measured
   bool datasheet = false;              // the capacity is a --target-gpus table figure, not a measurement
+  bool serial = false;                 // runs inside the step rather than beside compute (a loader without workers)
   // cpu_decode measured on the framework loader: the native decoder's rate (host.decode), the
   // headroom a faster decode path could bring before more cores are bought.
   std::optional<double> native_capacity;
@@ -53,6 +55,18 @@ Stage cpu_decode_stage(const Profile& profile, const nlohmann::json& result, con
                        const EnvFigures& env);
 Stage host_to_device_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape);
 Stage communication_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape);
+
+// The stages of a learned job, from what it measured on its own node (job_stages.cpp): its compute
+// (the same GPU model or no GPU on either node: as measured; else scaled by the two GEMM rates, or
+// the profile's counted FLOPs at this node's rate), its CPU (the loader's and the ranks' CPU time per
+// step over the cores it gets here, scaled by the per-core loader rates of the two nodes) and its
+// synchronous checkpoint saves.
+Stage measured_compute_stage(const Profile& profile, const JobMeasured& job, const nlohmann::json& job_node,
+                             const nlohmann::json& result, const StepShape& shape);
+Stage measured_cpu_stage(const JobMeasured& job, const nlohmann::json& job_node, const nlohmann::json& result);
+Stage measured_checkpoint_stage(const JobMeasured& job, const nlohmann::json& job_node, const nlohmann::json& result);
+// The cores a job gets on the node of `result`: the host's, its cpuset and its CPU quota (fractional).
+std::optional<double> job_cores(const nlohmann::json& result);
 
 nlohmann::json to_json(const Stage& stage, double step_time_s);
 

@@ -49,6 +49,9 @@ class _Steps:
         self.optimizers = {}
         self.t_pre = {}
         self.last_end_s = None
+        # CPU time of this rank's own process (all its threads, not its DataLoader workers): with
+        # the tree's CPU that nodeaudit samples, it splits the job's CPU into main process and loader.
+        self.last_cpu_s = time.process_time()
         self.open = self._fresh_step()
         self.facts = {"optimizers": [], "dataloaders": [], "checkpoints": [], "compiled": False,
                       "distributed": {"initialized": False, "all_reduce_calls": 0, "all_reduce_bytes": 0, "ddp": False}}
@@ -67,12 +70,14 @@ class _Steps:
     # --- per step -------------------------------------------------------------------------------
     def end_step(self):
         now = time.perf_counter() - self.state.t0
+        cpu_s = time.process_time()
         self.step += 1
-        entry = dict(self.open, step=self.step, end_s=now,
+        entry = dict(self.open, step=self.step, end_s=now, main_cpu_s=cpu_s - self.last_cpu_s,
                      duration_s=now - (self.last_end_s if self.last_end_s is not None else 0.0),
                      phase=self._phase(self.step))
         self._append_step(entry)
         self.last_end_s = now
+        self.last_cpu_s = cpu_s
         self.open = self._fresh_step()
         facts_step = self.step == 1 or self.step == self.state.warmup + 1
         if facts_step:

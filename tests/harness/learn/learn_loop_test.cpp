@@ -1,7 +1,7 @@
-// The loop closed: what `learn` writes is what `score` and `run --profile` take, and with a result of
-// the node (`--result`) the job's measured data-wait share sits beside the scorer's prediction. The
-// prediction is recomputed here from `nodeaudit score`'s own JSON for the learned profile and the
-// same result, so the figure learn prints is the one the scorer gives, not a second model.
+// The loop closed: what `learn` writes is what `score`, `run --profile` and `predict` take, and with a
+// result of the node (`--result`) the job's measured data-wait share sits beside the prediction. The
+// prediction is read back from `nodeaudit predict` of the learn result on the same node, so the
+// figure learn prints is the one model's, not a second one.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -30,26 +30,11 @@ class LearnLoop : public LearnCli {
     return proc::run_process(argv);
   }
 
-  nlohmann::json score_json(const std::string& result) {
-    const auto r = cli({"score", result, "--profile", profile_path(), "--format", "json"});
-    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
-    return nlohmann::json::parse(r.out);
-  }
-
-  // The scorer cannot predict the step without a GPU figure: its slowest loader stage per step (from
-  // `score --format json`), sized for the samples this job's ranks take per step (the scorer sizes
-  // it for one device's: no GPU, one), against the compute this job measured per step.
-  static double predicted_from_loader_time(const nlohmann::json& assessment, const nlohmann::json& info) {
-    EXPECT_TRUE(assessment["step"].contains("not_judged")) << "no GPU figure in the node result: " << assessment["step"].dump();
-    double loader_s = 0;
-    for (const auto& res : assessment["resources"])
-      if (res["resource"] == "storage" || res["resource"] == "cpu_decode" || res["resource"] == "host_to_device")
-        loader_s = std::max(loader_s, res.value("time_per_step_s", 0.0));
-    EXPECT_GT(loader_s, 0) << assessment["resources"].dump();
-    const double job_samples = info["samples_per_step_per_rank"].get<double>() * info["world_size"].get<double>();
-    loader_s *= job_samples / assessment["step"]["samples_per_node"].get<double>();
-    const double compute_s = info["step_time_s"].get<double>() * (1 - info["shares"]["data_wait"].get<double>());
-    return std::max(0.0, loader_s - compute_s) / std::max(loader_s, compute_s);
+  // `nodeaudit predict` of this learn result on `node`: the cell the one model gives.
+  nlohmann::json predicted_on(const std::string& node) {
+    const auto r = cli({"predict", result_path(), node, "--format", "json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out)["cells"][0][0];
   }
 
   proc::ProcessResult learn_cnn(const std::string& node_result, const std::vector<std::string>& job_flags = {}) {
@@ -61,10 +46,10 @@ class LearnLoop : public LearnCli {
   }
 };
 
-// A node result with storage and decode figures and no GPU (cpu-only.json): the scorer cannot
-// predict this node's step (no GEMM figure), so its loader time per step from those figures is set
-// against the compute this job measured per step, and the line says so.
-TEST_F(LearnLoop, DataWaitBesideTheScorersLoaderTimeOnANodeWithoutAGpu) {
+// A node result with storage and decode figures and no GPU (cpu-only.json): the job's own compute
+// and CPU carried to that node's cores and storage. learn's line and `nodeaudit predict` of the
+// learn result give the same figure: one model, not two.
+TEST_F(LearnLoop, DataWaitBesideThePredictionOnANodeWithoutAGpu) {
   TORCH_OR_SKIP();
   const std::string node = fixture_result("cpu-only.json");
   const auto r = learn_cnn(node);
@@ -72,12 +57,18 @@ TEST_F(LearnLoop, DataWaitBesideTheScorersLoaderTimeOnANodeWithoutAGpu) {
   const nlohmann::json info = learn_entry()["info"];
   const nlohmann::json check = info["data_wait_check"];
   ASSERT_TRUE(check.is_object()) << info.dump();
-  EXPECT_DOUBLE_EQ(check["measured_share"].get<double>(), info["shares"]["data_wait"].get<double>());
-  EXPECT_EQ(check["scorer_step"], false);
+  EXPECT_NEAR(check["measured_share"].get<double>(), info["shares"]["data_wait"].get<double>(), 1e-9);
   EXPECT_EQ(check["node_result"], node);
-
-  const double expected = predicted_from_loader_time(score_json(node), info);
-  EXPECT_NEAR(check["predicted_share"].get<double>(), expected, 1e-9) << check.dump();
+  ASSERT_TRUE(check["predicted_share"].is_number()) << check.dump();
+  const nlohmann::json cell = predicted_on(node);
+  EXPECT_DOUBLE_EQ(check["predicted_share"].get<double>(), cell["data_wait_share"].get<double>()) << cell.dump();
+  EXPECT_DOUBLE_EQ(check["predicted_step_s"].get<double>(), cell["step_s"].get<double>());
+  // What the job measured about itself travels in the result: its CPU split and its workers.
+  const nlohmann::json measured = info["job_measured"];
+  EXPECT_EQ(measured["loader_workers"], 2) << measured.dump();
+  EXPECT_GT(measured["tree_cpu_s"].get<double>(), 0);
+  EXPECT_GT(measured["ranks_cpu_s"].get<double>(), 0);
+  EXPECT_EQ(measured["gpu_model"], "");
 
   EXPECT_NE(r.out.find("data wait             measured "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("% (this job) / predicted "), std::string::npos) << r.out;
@@ -90,21 +81,21 @@ TEST_F(LearnLoop, DataWaitBesideTheScorersLoaderTimeOnANodeWithoutAGpu) {
 }
 
 // A node result with a GPU (balanced.json, GEMM figures for bf16 and fp16; the job under AMP in
-// bf16 so that its compute dtype has one): the scorer's own predicted data-wait share of the step.
+// bf16 so that its compute dtype has one): the predicted data-wait share of the step there.
 // Then the learned files in the commands the summary names: `score` judges the learned result on 8
 // H100s, and `run --profile` takes the learned profile.
-TEST_F(LearnLoop, DataWaitBesideTheScorersStepAndTheLearnedFilesInScoreAndRun) {
+TEST_F(LearnLoop, DataWaitBesideThePredictionOnAGpuNodeAndTheLearnedFilesInScoreAndRun) {
   TORCH_OR_SKIP();
   const std::string node = fixture_result("balanced.json");
   const auto r = learn_cnn(node, {"--amp"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const nlohmann::json check = learn_entry()["info"]["data_wait_check"];
-  EXPECT_EQ(check["scorer_step"], true) << check.dump();
-  const nlohmann::json assessment = score_json(node);
-  ASSERT_TRUE(assessment["step"].contains("data_wait_share")) << assessment["step"].dump();
-  EXPECT_DOUBLE_EQ(check["predicted_share"].get<double>(), assessment["step"]["data_wait_share"].get<double>());
+  ASSERT_TRUE(check["predicted_share"].is_number()) << check.dump();
+  // The job ran without a GPU; on this node's GPUs its compute is its counted FLOPs at the GEMM rate.
+  const nlohmann::json cell = predicted_on(node);
+  EXPECT_DOUBLE_EQ(check["predicted_share"].get<double>(), cell["data_wait_share"].get<double>()) << cell.dump();
+  EXPECT_NE(cell["stages"][0]["note"].get<std::string>().find("the profile's counted FLOPs"), std::string::npos) << cell["stages"][0].dump();
   EXPECT_NE(r.out.find("predicted "), std::string::npos);
-  EXPECT_NE(r.out.find("(scorer, from this node's figures)"), std::string::npos) << r.out;
 
   EXPECT_NE(r.out.find("  nodeaudit score " + result_path() + " --profile " + profile_path() + " --target-gpus h100x8\n"), std::string::npos) << r.out;
   const auto scored = cli({"score", result_path(), "--profile", profile_path(), "--target-gpus", "h100x8", "--format", "json"});
@@ -147,11 +138,16 @@ TEST_F(LearnLoop, AuditRunsTheNodesProbesForTheLearnedProfileIntoTheResult) {
   const nlohmann::json info = doc["probes"][0]["info"];
   const nlohmann::json check = info["data_wait_check"];
   EXPECT_EQ(check["node_result"], result_path() + " (learn --audit)");
-  if (probes["gpu.gemm"]["status"] != "ok") {
-    EXPECT_NEAR(check["predicted_share"].get<double>(), predicted_from_loader_time(score_json(result_path()), info), 1e-9) << check.dump();
-  } else {
-    EXPECT_DOUBLE_EQ(check["predicted_share"].get<double>(), score_json(result_path())["step"]["data_wait_share"].get<double>());
-  }
+  // The job on its own node, from its own measurements and the figures the audit took: its compute
+  // as measured, its CPU over this node's cores, its reads at the audited storage rate.
+  ASSERT_TRUE(check["predicted_share"].is_number()) << check.dump();
+  EXPECT_GE(check["predicted_share"].get<double>(), 0.0);
+  EXPECT_LT(check["predicted_share"].get<double>(), 1.0);
+  EXPECT_GE(check["predicted_step_s"].get<double>(), info["job_measured"]["compute_s"].get<double>()) << check.dump();
+  // A PyTorch loader: the DataLoader probe ran in the job's own Python.
+  ASSERT_EQ(probes.count("host.dataloader"), 1u) << "learn --audit runs host.dataloader for a PyTorch loader";
+  EXPECT_EQ(probes["host.dataloader"]["reason"].get<std::string>().find("Python"), std::string::npos)
+      << "it had the job's interpreter: " << probes["host.dataloader"].dump().substr(0, 1500);
 }
 
 }  // namespace

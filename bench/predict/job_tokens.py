@@ -1,0 +1,52 @@
+# A token-file GPT-style job: a flat uint16 token file read through np.memmap at random offsets in a
+# Dataset, batches from a DataLoader with worker processes, a small embedding + linear model, and the
+# device's share of each step held off the CPU by a sleep.
+# Usage: python job_tokens.py TOKENS.bin [--workers 2] [--batch 32] [--seq 1024] [--device-ms 30]
+import argparse
+import time
+
+import numpy as np
+import torch
+from torch import nn
+
+
+class TokenWindows(torch.utils.data.Dataset):
+    def __init__(self, path, seq):
+        self.path, self.seq = path, seq
+        self.tokens = np.memmap(path, dtype=np.uint16, mode="r")
+
+    def __len__(self):
+        return (len(self.tokens) - 1) // self.seq
+
+    def __getitem__(self, index):
+        start = index * self.seq
+        window = torch.from_numpy(self.tokens[start:start + self.seq + 1].astype(np.int64))
+        return window[:-1], window[1:]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("tokens")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--seq", type=int, default=1024)
+    parser.add_argument("--device-ms", type=float, default=30)
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    dataset = TokenWindows(args.tokens, args.seq)
+    loader = torch.utils.data.DataLoader(dataset, batch_size=args.batch, shuffle=True, num_workers=args.workers, persistent_workers=args.workers > 0)
+    model = nn.Sequential(nn.Embedding(4096, 16), nn.Linear(16, 4096))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    while True:
+        for inputs, targets in loader:
+            logits = model(inputs[:, :64] % 4096)
+            loss = nn.functional.cross_entropy(logits.reshape(-1, 4096), (targets[:, :64] % 4096).reshape(-1))
+            optimizer.zero_grad()
+            loss.backward()
+            time.sleep(args.device_ms / 1e3)  # the device's share of the step
+            optimizer.step()
+
+
+if __name__ == "__main__":
+    main()

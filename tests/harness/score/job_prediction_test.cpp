@@ -1,0 +1,153 @@
+// The one prediction model with a learned job's own measurements: each expected step, data wait and
+// utilization below is worked out by hand from the job's figures and the node's (the comments show
+// the arithmetic), not from the model's code.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/score/model.hpp"
+#include "harness/score/predict.hpp"
+#include "harness/score/score.hpp"
+
+namespace nodeaudit::score {
+namespace {
+
+using nlohmann::json;
+
+json metric(const std::string& name, const json& labels, double median) {
+  return {{"name", name}, {"labels", labels}, {"median", median}, {"samples", {median}}};
+}
+
+// A node without a GPU: `threads` logical CPUs, an optional CPU quota, storage.dataset at 3,200
+// samples/s from the page cache.
+json node(double threads, std::optional<double> quota, bool with_storage = true) {
+  json env = {{"host", {{"cores", threads}, {"threads", threads}, {"ram_total_bytes", 16e9}, {"ram_available_bytes", 12e9}}},
+              {"gpus", json::array()},
+              {"container", {{"cpus_allowed", threads}, {"cpu_limit", quota ? json(*quota) : json(nullptr)}}}};
+  json probes = json::array();
+  if (with_storage)
+    probes.push_back({{"id", "storage.dataset"}, {"status", "ok"},
+                      {"metrics", {metric("samples_per_s", {{"workers", "4"}, {"cache", "page"}}, 3200)}}});
+  return {{"schema", "nodeaudit.result/1"}, {"env", env}, {"probes", probes}};
+}
+
+Profile image_job_profile() {
+  Profile p = load_profile("cv-resnet50-imagenet");
+  p.data.access = AccessPattern::small_files;
+  p.data.sample_bytes = 140e3;
+  p.data.dataset_bytes = 168e6;  // fits the 12 GB free: page cache
+  p.training.micro_batch_per_gpu = 32;
+  p.training.gradient_accumulation = 1;
+  p.data.device_bytes_per_sample = 0;
+  return p;
+}
+
+// 100 ms steps: 40 ms of compute, 60 ms waiting; 32 samples; 2 workers; the tree spent 150 ms of
+// CPU per step, the rank's own process 30 ms of it, so the loader 120 ms.
+JobMeasured image_job() {
+  JobMeasured m;
+  m.step_s = 0.100, m.compute_s = 0.040, m.data_wait_s = 0.060;
+  m.samples_per_step = 32, m.world_size = 1, m.loader_workers = 2;
+  m.tree_cpu_s = 0.150, m.ranks_cpu_s = 0.030, m.cores_available = 2;
+  return m;
+}
+
+NodeModel predict(const Profile& profile, const JobMeasured& m, const json& job_node, const json& result) {
+  JobDemand demand;
+  demand.profile = &profile, demand.measured = &m, demand.job_node = &job_node;
+  return build_model(demand, result);
+}
+
+TEST(JobPrediction, OnOneAndAHalfCoresTheJobsCpuSetsTheStep) {
+  const Profile profile = image_job_profile();
+  const NodeModel model = predict(profile, image_job(), node(2, std::nullopt), node(4, 1.5));
+  // loader 120 ms over min(2 workers, 1.5 cores) = 80 ms; the tree's 150 ms over 1.5 cores = 100 ms;
+  // storage 32 / 3200 = 10 ms. The step: 40 ms of compute + (100 - 40) ms waiting = 100 ms.
+  ASSERT_FALSE(model.step.not_judged);
+  ASSERT_TRUE(model.step.unmeasured.empty()) << model.step.unmeasured.front();
+  EXPECT_NEAR(model.stage("cpu")->time_s, 0.100, 1e-12);
+  EXPECT_NEAR(model.stage("storage")->time_s, 0.010, 1e-12);
+  EXPECT_NEAR(model.step.step_s, 0.100, 1e-12);
+  EXPECT_NEAR(model.step.data_wait_share, 0.6, 1e-12);
+  EXPECT_NEAR(model.step.utilization, 0.4, 1e-12);
+  EXPECT_NEAR(model.step.samples_per_s, 320, 1e-9);
+  EXPECT_EQ(model.step.loader_resource, "cpu");
+}
+
+TEST(JobPrediction, OnFourCoresTheWorkersParallelismSetsTheStep) {
+  const Profile profile = image_job_profile();
+  const NodeModel model = predict(profile, image_job(), node(2, std::nullopt), node(4, std::nullopt));
+  // loader 120 ms over min(2 workers, 4 cores) = 60 ms; the tree's 150 ms over 4 cores = 37.5 ms.
+  // The step: 40 ms + (60 - 40) ms = 60 ms, a third of it waiting.
+  EXPECT_NEAR(model.step.step_s, 0.060, 1e-12);
+  EXPECT_NEAR(model.step.data_wait_share, 1.0 / 3, 1e-12);
+}
+
+TEST(JobPrediction, ALoaderWithoutWorkersAddsToTheStep) {
+  const Profile profile = image_job_profile();
+  JobMeasured m = image_job();
+  m.loader_workers = 0, m.data_wait_s = 0.050, m.step_s = 0.090, m.tree_cpu_s = m.ranks_cpu_s = 0.070;
+  const NodeModel model = predict(profile, m, node(2, std::nullopt), node(4, std::nullopt));
+  // The rank loads its own batches: its 50 ms of waiting is loader time, added to the 40 ms of compute.
+  EXPECT_NEAR(model.step.step_s, 0.090, 1e-12);
+  EXPECT_NEAR(model.step.data_wait_share, 0.050 / 0.090, 1e-12);
+  EXPECT_TRUE(model.step.loader_serial);
+}
+
+TEST(JobPrediction, AFigureNotMeasuredIsNeverTakenForUnlimitedCapacity) {
+  const Profile profile = image_job_profile();
+  const json without_storage = node(4, std::nullopt, false);
+  const NodeModel model = predict(profile, image_job(), node(2, std::nullopt), without_storage);
+  ASSERT_EQ(model.step.unmeasured.size(), 1u);
+  EXPECT_EQ(model.step.unmeasured.front().rfind("storage (storage.dataset", 0), 0u) << model.step.unmeasured.front();
+
+  PredictJob job;
+  job.profile = profile, job.name = "image-job", job.measured = image_job(), job.job_node = node(2, std::nullopt);
+  const json cell = predict_on_node(job, without_storage, "no-storage", {});
+  EXPECT_TRUE(cell["lower_bound"].get<bool>());
+  EXPECT_TRUE(cell["data_wait_share"].is_null());
+  EXPECT_EQ(cell["limiting"], "not judged");
+  ASSERT_EQ(cell["not_judged"].size(), 1u);
+  EXPECT_EQ(cell["not_judged"][0]["to_measure"], "nodeaudit run --only storage.dataset");
+}
+
+json gpu_node(const std::string& gpu, double bf16_tflops) {
+  json result = node(32, std::nullopt);
+  result["env"]["gpus"] = json::array({{{"index", 0}, {"name", gpu}, {"memory_total_bytes", 80e9}}});
+  result["probes"].push_back({{"id", "gpu.gemm"}, {"status", "ok"},
+                              {"metrics", {metric("tflops", {{"gpu", "0"}, {"dtype", "bf16"}}, bf16_tflops)}}});
+  return result;
+}
+
+TEST(JobPrediction, ComputeOnAnotherGpuModelIsScaledByTheTwoGemmRates) {
+  Profile profile = image_job_profile();
+  profile.model.dtype = "bf16";
+  JobMeasured m = image_job();
+  m.gpu_model = "GPU-A";
+  // The job's node runs bf16 GEMMs at 600 TFLOP/s, the other at 300: 40 ms of compute becomes 80 ms.
+  const NodeModel other = predict(profile, m, gpu_node("GPU-A", 600), gpu_node("GPU-B", 300));
+  EXPECT_NEAR(other.stage("compute")->time_s, 0.080, 1e-12);
+  const NodeModel same = predict(profile, m, gpu_node("GPU-A", 600), gpu_node("GPU-A", 550));
+  EXPECT_NEAR(same.stage("compute")->time_s, 0.040, 1e-12) << "the same GPU model: the job's own measurement";
+  // Without the job's node's GEMM rate the compute cannot be scaled: not judged, with the probe named.
+  const NodeModel unscaled = predict(profile, m, node(2, std::nullopt), gpu_node("GPU-B", 300));
+  ASSERT_TRUE(unscaled.step.not_judged);
+  EXPECT_NE(unscaled.step.not_judged->find("gpu.gemm"), std::string::npos) << *unscaled.step.not_judged;
+}
+
+TEST(JobPrediction, CheckpointSavesAddToTheStepScaledByTheWriteRates) {
+  const Profile profile = image_job_profile();
+  JobMeasured m = image_job();
+  m.checkpoint_s = 0.020;
+  json here = node(4, std::nullopt), there = node(2, std::nullopt);
+  here["probes"].push_back({{"id", "storage.checkpoint"}, {"status", "ok"}, {"metrics", {metric("write_bandwidth", {{"shards", "1"}}, 1.0)}}});
+  there["probes"].push_back({{"id", "storage.checkpoint"}, {"status", "ok"}, {"metrics", {metric("write_bandwidth", {{"shards", "1"}}, 2.0)}}});
+  // 20 ms of saving at 2 GB/s becomes 40 ms at 1 GB/s; the step of 60 ms (4 cores) becomes 100 ms.
+  const NodeModel model = predict(profile, m, there, here);
+  EXPECT_NEAR(model.step.checkpoint_s, 0.040, 1e-12);
+  EXPECT_NEAR(model.step.step_s, 0.100, 1e-12);
+  EXPECT_NEAR(model.step.data_wait_share, 0.020 / 0.100, 1e-12);
+}
+
+}  // namespace
+}  // namespace nodeaudit::score
