@@ -33,11 +33,12 @@ namespace {
 
 constexpr int calibration_images = 4;
 constexpr int augment_pool_images = 32;
-// Two decodes of one JPEG differ only by chroma upsampling (fancy vs nearest) and rounding: 30 dB is
-// far below that and far above a wrong decode (swapped channels, a shifted or truncated image).
+// Two decodes of one JPEG differ only by rounding (about 50 dB even on white noise): 30 dB is far
+// below that and far above a wrong decode (swapped channels, a shifted or truncated image).
 constexpr double min_reference_psnr_db = 30.0;
-// Against the source: a decode of another image or of noise is near 10 dB whatever the quality.
-constexpr double min_source_psnr_db = 15.0;
+// Against the source, whose loss grows as the quality falls (14 dB at quality 1, 28 at 90 with
+// ImageNet-sized grain): the decode must be nearer its own source than another image's by this much.
+constexpr double min_source_margin_db = 1.0;
 
 CorpusSpec corpus_spec(const ProbeContext& ctx) {
   const ParamValues& p = ctx.params();
@@ -80,7 +81,7 @@ void record_corpus_info(ProbeContext& ctx, const CorpusSpec& spec, const Corpus&
 // Decodes the corpus's first image as the timed stages do and checks it against a reference decode
 // of the same JPEG (jpeg_reference.hpp): both see the same quantized coefficients, so they agree on
 // any content, however much the encoder threw away. The PSNR against the source pixels is recorded
-// (the encoder's own loss at this quality and grain) and only a decode of something else fails it.
+// (the encoder's own loss at this quality and grain); only a decode nearer another image fails it.
 bool verify_decode(ProbeContext& ctx, const CorpusSpec& spec, const Corpus& corpus, double grain_amplitude) {
   const RgbImage source = render_scene(make_scene(spec.width, spec.height, image_seed(spec, spec.first_image)), grain_amplitude);
   RgbImage decoded, reference;
@@ -104,11 +105,15 @@ bool verify_decode(ProbeContext& ctx, const CorpusSpec& spec, const Corpus& corp
                                 spec.first_image, against_reference, min_reference_psnr_db));
     return false;
   }
-  if (against_source < min_source_psnr_db) {
+  // Whatever the quality, the decode is nearer its own source than the next image's.
+  const RgbImage other = render_scene(make_scene(spec.width, spec.height, image_seed(spec, spec.first_image + 1)), grain_amplitude);
+  const double against_other = psnr_db(other, decoded);
+  ctx.info()["other_image_psnr_db"] = std::round(against_other * 10) / 10;
+  if (against_source < against_other + min_source_margin_db) {
     ctx.add_finding(Severity::fail, "host_decode.verify",
-                    fmt::format("image {} decodes at {:.1f} dB PSNR against the pixels it was encoded from: not that "
-                                "image (expected at least {:.0f} dB at any quality the probe accepts)",
-                                spec.first_image, against_source, min_source_psnr_db));
+                    fmt::format("image {} decodes at {:.1f} dB PSNR against the pixels it was encoded from and {:.1f} dB "
+                                "against image {}'s: not that image (expected at least {:.0f} dB nearer its own)",
+                                spec.first_image, against_source, against_other, spec.first_image + 1, min_source_margin_db));
     return false;
   }
   return true;

@@ -14,6 +14,28 @@ namespace {
 
 std::uint8_t clamp_byte(double value) { return static_cast<std::uint8_t>(std::clamp(std::lround(value), 0L, 255L)); }
 
+// Chroma at full resolution by the triangle filter JPEG decoders use by default ("fancy"
+// upsampling): an output sample between two chroma samples takes 3/4 of the nearer and 1/4 of the
+// other, in each direction that was subsampled.
+struct Taps {
+  int near = 0, far = 0;
+  double near_weight = 1;
+};
+
+Taps taps(int position, int full, int sampled) {
+  if (sampled >= full) return {position, position, 1};
+  const int near = position / 2;
+  const int far = std::clamp(position % 2 ? near + 1 : near - 1, 0, sampled - 1);
+  return {near, far, 0.75};
+}
+
+double upsampled(const unsigned char* plane, int stride, const Taps& rows, const Taps& cols) {
+  const auto at = [&](int row, int col) { return static_cast<double>(plane[static_cast<std::size_t>(row) * stride + col]); };
+  const double near_row = cols.near_weight * at(rows.near, cols.near) + (1 - cols.near_weight) * at(rows.near, cols.far);
+  const double far_row = cols.near_weight * at(rows.far, cols.near) + (1 - cols.near_weight) * at(rows.far, cols.far);
+  return rows.near_weight * near_row + (1 - rows.near_weight) * far_row;
+}
+
 }  // namespace
 
 bool decode_reference(std::span<const std::uint8_t> jpeg, RgbImage& out, std::string& error) {
@@ -41,17 +63,19 @@ bool decode_reference(std::span<const std::uint8_t> jpeg, RgbImage& out, std::st
     return false;
   }
   const int chroma_w = tjPlaneWidth(1, width, subsamp), chroma_h = tjPlaneHeight(1, height, subsamp);
+  // The luma plane is padded to whole chroma samples (375 rows of 4:2:0 are stored as 376).
+  const int luma_w = tjPlaneWidth(0, width, subsamp), luma_h = tjPlaneHeight(0, height, subsamp);
   const unsigned char* y_plane = planes.data();
-  const unsigned char* cb_plane = y_plane + static_cast<std::size_t>(width) * height;
+  const unsigned char* cb_plane = y_plane + static_cast<std::size_t>(luma_w) * luma_h;
   const unsigned char* cr_plane = cb_plane + static_cast<std::size_t>(chroma_w) * chroma_h;
   out.resize(width, height);
   for (int y = 0; y < height; ++y) {
-    const int cy = std::min(chroma_h - 1, y * chroma_h / height);
+    const Taps rows = taps(y, height, chroma_h);
     for (int x = 0; x < width; ++x) {
-      const int cx = std::min(chroma_w - 1, x * chroma_w / width);
-      const double luma = y_plane[static_cast<std::size_t>(y) * width + x];
-      const double cb = cb_plane[static_cast<std::size_t>(cy) * chroma_w + cx] - 128.0;
-      const double cr = cr_plane[static_cast<std::size_t>(cy) * chroma_w + cx] - 128.0;
+      const Taps cols = taps(x, width, chroma_w);
+      const double luma = y_plane[static_cast<std::size_t>(y) * luma_w + x];
+      const double cb = upsampled(cb_plane, chroma_w, rows, cols) - 128.0;
+      const double cr = upsampled(cr_plane, chroma_w, rows, cols) - 128.0;
       std::uint8_t* px = &out.pixels[(static_cast<std::size_t>(y) * width + x) * 3];
       px[0] = clamp_byte(luma + 1.402 * cr);  // JFIF (ITU-R BT.601, full range)
       px[1] = clamp_byte(luma - 0.344136 * cb - 0.714136 * cr);

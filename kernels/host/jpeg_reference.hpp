@@ -1,6 +1,6 @@
 // A second decode of a JPEG that shares no colour code with the timed one: libjpeg-turbo stops at
-// the planar YCbCr samples (tjDecompressToYUV2), and the chroma upsampling (nearest sample) and the
-// JFIF YCbCr -> RGB conversion are done here. host.decode checks its timed decode against it, so
+// the planar YCbCr samples (tjDecompressToYUV2), and the chroma upsampling (the triangle filter) and
+// the JFIF YCbCr -> RGB conversion are done here. host.decode checks its timed decode against it, so
 // the check holds on any content: what the encoder's quantization threw away is the same in both.
 #pragma once
 

@@ -65,6 +65,17 @@ TEST(HostDecodeCli, SmallRunRecordsTheCatalogueMetrics) {
   EXPECT_GE(probe["info"]["decode_psnr_db"].get<double>(), 25.0);
 }
 
+// A data set's own image size (140 KB, more grain than ImageNet's 110 KiB): the decode check is against
+// a reference decode of the same JPEG, so the encoder's loss at that grain does not fail the probe.
+TEST(HostDecodeCli, TheDecodeCheckHoldsAtAJobsLargerSampleSize) {
+  const ProcessResult r = run("probe host.decode --image-size 140KB --images 2 --workers 1 --format json", false);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json probe = nlohmann::json::parse(r.out)["probes"][0];
+  EXPECT_EQ(probe["status"], "ok") << probe.dump().substr(0, 1500);
+  EXPECT_GE(probe["info"]["decode_psnr_db"].get<double>(), 45.0);
+  EXPECT_LT(probe["info"]["source_psnr_db"].get<double>(), 26.0) << "the encoder's loss at this grain, which the old check failed on";
+}
+
 TEST(HostDecodeCli, ZeroMixedWithCountsIsRefused) {
   const ProcessResult r = run("probe host.decode --images 2 --width 32 --height 32 --workers 0,2", true);
   EXPECT_EQ(r.exit_code, 2) << "bad input exits 2";
