@@ -19,6 +19,7 @@
 #include "harness/core/result.hpp"
 #include "harness/core/stats.hpp"
 #include "harness/core/units.hpp"
+#include "harness/learn/cpu_confinement.hpp"
 #include "harness/learn/learn_document.hpp"
 #include "harness/learn/learned_profile.hpp"
 #include "harness/learn/optimize_or_upgrade.hpp"
@@ -140,6 +141,8 @@ void validate_vary_options(const LearnOptions& o, ValidLearn& v) {
 int execute_learn_vary(const LearnOptions& o, const ValidLearn& v, const std::string& out_path, nlohmann::json doc) {
   const learn::VarySetting& setting = *v.vary;
   const auto start = std::chrono::steady_clock::now();
+  std::unique_ptr<learn::CpuConfinement> confinement;  // made before anything runs: a bad value costs nothing
+  if (setting.cpus()) confinement = std::make_unique<learn::CpuConfinement>(setting.values);
   const VaryProbe probe = probe_own_setting(o, v);
   if (probe.interrupted) {
     std::error_code ec;
@@ -169,6 +172,7 @@ int execute_learn_vary(const LearnOptions& o, const ValidLearn& v, const std::st
       std::fprintf(stderr, "learn --vary: %s=%s, repeat %d of %d\n", setting.name.c_str(), value.c_str(), repeat, v.repeats);
       LearnOptions at_value = o;
       if (copy) at_value.command = copy->command_at(value);
+      if (confinement) at_value.command = confinement->command_at(value, o.command);
       OneRun one = run_learn_once(at_value, v, learn::vary_environment(setting, value));
       runs.push_back(to_vary_run(one, v, value, repeat, at_value.command));
       if (one.job.complete) complete_run[value] = std::move(one);
@@ -190,11 +194,17 @@ int execute_learn_vary(const LearnOptions& o, const ValidLearn& v, const std::st
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   doc["probes"] = nlohmann::json::array({learn::vary_probe_entry(report, runs, o.command, wall_s)});
+  std::string cpus_text;
+  if (confinement) {
+    cpus_text = "cpus confined by " + confinement->how() + "\n" + cpus_answer(report, complete_run, v, doc);
+    doc["probes"][0]["info"]["confinement"] = confinement->how();
+    doc["probes"][0]["info"]["cpus_answer"] = cpus_text;
+  }
   doc["finished_at"] = utc_now_iso8601();
   write_file_atomic(out_path, doc.dump(1) + "\n", false);
   if (!v.md_path.empty()) write_file_atomic(v.md_path, learn::render_vary_markdown(report, v.command_text), true);
   if (!v.html_path.empty()) write_file_atomic(v.html_path, learn::render_vary_html(report, v.command_text), true);
-  std::cout << learn::render_vary(report, v.command_text)
+  std::cout << learn::render_vary(report, v.command_text) << cpus_text
             << (probe.wall_s > 0 ? fmt::format("probe run to find the job's own setting: {:.1f} s\n", probe.wall_s) : "")
             << (copy ? "the copy " + copy->copy() + " is removed now; its command above needs it made again\n" : "")
             << "result written to " << out_path << "\n";

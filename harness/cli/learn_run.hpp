@@ -51,6 +51,11 @@ struct OneRun {
   learn::LearnedJob job;
 };
 
+// `--vary cpus`: the CPUs the job needs, measured, and the prediction for each value beside it
+// (learn_vary_cpus.cpp).
+std::string cpus_answer(const learn::VaryReport& report, const std::map<std::string, OneRun>& complete_run, const ValidLearn& v,
+                        const nlohmann::json& doc);
+
 // Runs the job once with `extra_env` on top of learn's own variables. Throws UsageError for a job
 // that cannot start or fails before its first step (bad input), as `learn` reports it.
 OneRun run_learn_once(const LearnOptions& o, const ValidLearn& v, const std::map<std::string, std::string>& extra_env);

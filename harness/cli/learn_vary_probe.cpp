@@ -5,6 +5,7 @@
 // its DataLoader first. What it tells: whether the job makes a DataLoader at all, the job's own value
 // of the setting (the baseline), and whether the DataLoader takes batch_size (not a batch_sampler).
 // env:NAME needs no probe: the job's own value is this environment's.
+#include <sched.h>
 #include <cstdlib>
 #include <filesystem>
 
@@ -36,6 +37,12 @@ VaryProbe probe_own_setting(const LearnOptions& o, const ValidLearn& v) {
   }
   if (!setting.env_name.empty()) {
     if (const char* own = std::getenv(setting.env_name.c_str())) probe.own_value = own;
+    return probe;
+  }
+  if (setting.cpus()) {  // unconfined, the job has every CPU learn may use
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0) probe.own_value = std::to_string(CPU_COUNT(&set));
     return probe;
   }
   learn::JobFolder folder;

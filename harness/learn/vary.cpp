@@ -34,6 +34,7 @@ std::string accepted_settings() {
   std::vector<std::string> names;
   for (const auto& [name, kind] : dataloader_settings()) names.push_back(name);
   names.push_back("env:NAME");
+  names.push_back("cpus");
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
@@ -75,6 +76,7 @@ VarySetting parse_vary(const std::string& text) {
   std::optional<Kind> kind;
   for (const auto& [name, k] : dataloader_settings())
     if (name == s.name) kind = k;
+  if (s.cpus()) kind = Kind::count_from_one;  // the machine's own bound is checked by CpuConfinement
   if (s.name.rfind("env:", 0) == 0) {
     s.env_name = s.name.substr(4);
     const bool valid = !s.env_name.empty() && !std::isdigit(static_cast<unsigned char>(s.env_name[0])) &&
@@ -101,6 +103,7 @@ VarySetting data_dir_setting(const std::string& original, const std::string& cop
 
 std::map<std::string, std::string> vary_environment(const VarySetting& setting, const std::string& value) {
   if (setting.data_dir()) return {};  // the command names the place (learn_data_copy.cpp)
+  if (setting.cpus()) return {};      // the command is confined (cpu_confinement.hpp)
   if (!setting.env_name.empty()) return {{setting.env_name, value}};
   json typed = value == "true" ? json(true) : value == "false" ? json(false) : json(std::stol(value));
   return {{"NODEAUDIT_LEARN_OVERRIDES", json{{"dataloader", {{setting.name, typed}}}}.dump()}};

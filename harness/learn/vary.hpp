@@ -22,7 +22,8 @@ struct VarySetting {
   std::vector<std::string> values;
   bool per_sample_rate() const { return name == "batch_size"; }  // step time changes with the batch: compare samples/s
   bool data_dir() const { return name == "data_dir"; }  // --data-dir-copy: the values are the data directory's places
-  bool needs_dataloader() const { return env_name.empty() && !data_dir(); }
+  bool cpus() const { return name == "cpus"; }          // the CPUs the job's process tree may use (cpu_confinement.hpp)
+  bool needs_dataloader() const { return env_name.empty() && !data_dir() && !cpus(); }
 };
 
 // --data-dir-copy: the job run from its own data directory and from the copy.

@@ -175,7 +175,9 @@ NodeModel build_model(const JobDemand& job, const json& result) {
     node.shape.samples_per_node = static_cast<int>(std::lround(m.samples_per_step));
     node.stages.push_back(measured_compute_stage(profile, m, *job.job_node, result, node.shape));
     node.stages.push_back(gpu_memory_bandwidth_stage(profile, result, node.shape));
-    node.stages.push_back(storage_stage(profile, result, node.shape, env));
+    Stage storage = storage_stage(profile, result, node.shape, env);
+    if (job.storage_as_measured) storage = Stage{"storage", false, std::nullopt, "the job's own node and data: its reads as it measured them"};
+    node.stages.push_back(storage);
     node.stages.push_back(measured_cpu_stage(m, *job.job_node, result));
     // Without a GPU on either node the job's copies and its all-reduce are in its measured compute.
     const bool no_gpus = m.gpu_model.empty() && env.gpus == 0;

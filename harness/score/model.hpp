@@ -89,6 +89,9 @@ struct JobDemand {
   const Profile* profile = nullptr;
   const JobMeasured* measured = nullptr;
   const nlohmann::json* job_node = nullptr;
+  // The node is the job's own with another CPU count (`learn --vary cpus`): its reads are as the
+  // job measured them there, inside its data wait, so no storage figure is asked for.
+  bool storage_as_measured = false;
 };
 
 // The one prediction of a step: a job's demand against a node's figures (a result). Every answer
