@@ -13,6 +13,7 @@
 # Jobs: job_images.py (JPEG classification), job_tokens.py (np.memmap token windows),
 # job_checkpoint.py (feature shards, torch.save every 4 steps). Each job's device time is a sleep.
 # Usage (root, cgroup v1): bench/predict/predict_bench.sh NODEAUDIT PYTHON [OUT_DIR]
+#   smaller: STEPS=5 WARMUP=2 IMAGES=200 TOKENS=16777216 JOBS=images NODES="whole core1" predict_bench.sh ...
 # Every cgroup, mount, loop device and file it makes is removed on exit, however it exits.
 set -euo pipefail
 nodeaudit=$(realpath "${1:?usage: predict_bench.sh NODEAUDIT PYTHON [OUT_DIR]}")
@@ -25,6 +26,7 @@ group=nodeaudit-predict-$$
 memory_parent=/sys/fs/cgroup/memory$(awk -F: '$2=="memory"{print $3}' /proc/self/cgroup)
 loop=""
 steps=${STEPS:-20} warmup=${WARMUP:-5}
+images=${IMAGES:-1200} tokens=${TOKENS:-1073741824} jobs=${JOBS:-images tokens checkpoint} nodes=(${NODES:-whole core1 quota1.5 slowdisk})
 
 cleanup() {
   set +e
@@ -79,8 +81,8 @@ data_root() { [ "$1" = slowdisk ] && echo "$work/mnt/data" || echo "$work/data";
 make_data() {
   for root in "$work/data" "$work/mnt/data"; do
     mkdir -p "$root/images" "$root/shards" "$root/checkpoints" "$root/scratch"
-    "$python" "$here/make_images.py" "$root/images" 1200
-    "$python" -c "import numpy as np, sys; np.random.default_rng(3).integers(0, 4096, 1 << 30, dtype=np.uint16).tofile(sys.argv[1])" "$root/tokens.bin"
+    "$python" "$here/make_images.py" "$root/images" "$images"
+    "$python" -c "import numpy as np, sys; np.random.default_rng(3).integers(0, 4096, int(sys.argv[2]), dtype=np.uint16).tofile(sys.argv[1])" "$root/tokens.bin" "$tokens"
     "$python" -c "
 import numpy as np, sys
 rng = np.random.default_rng(5)
@@ -111,8 +113,7 @@ warm_data() {  # warm_data JOB NODE
 
 make_nodes
 make_data
-nodes=(whole core1 quota1.5 slowdisk)
-for job in images tokens checkpoint; do
+for job in $jobs; do
   warm_data "$job" whole
   # shellcheck disable=SC2046
   "$nodeaudit" learn --warmup "$warmup" --steps "$steps" --audit --data-dir "$work/data/scratch" --out "$out/$job-learned.json" \

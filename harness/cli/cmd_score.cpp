@@ -2,6 +2,7 @@
 // workload, with an optional run cost. Prints the assessment; --out writes the result document with
 // this assessment in it.
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -10,6 +11,8 @@
 #include "harness/core/errors.hpp"
 #include "harness/core/result.hpp"
 #include "harness/core/units.hpp"
+#include "harness/score/model.hpp"
+#include "harness/score/predict.hpp"
 #include "harness/score/score.hpp"
 
 namespace nodeaudit::cli {
@@ -54,11 +57,17 @@ int run_score(const ScoreOptions& o) {
   const score::CostOptions cost = cost_options(o);
   std::optional<score::TargetGpus> target;
   if (!o.target_gpus.empty()) target = score::parse_target_gpus(o.target_gpus);
-  score::Profile profile = score::load_profile(o.profile);
+  // A learn result as the profile: the job's own measurements judge the node (score/predict.hpp).
+  const bool learned = std::filesystem::path(o.profile).extension() == ".json";
+  score::PredictJob job = learned ? score::load_predict_job(o.profile) : score::PredictJob{};
+  score::Profile profile = learned ? job.profile : score::load_profile(o.profile);
   if (!o.expect.empty()) score::apply_expect_file(profile, o.expect);
   if (target) score::check_target_serves(*target, profile);
   nlohmann::json result = load_result_file(o.result_path);
-  const nlohmann::json assessment = score::assess(profile, result, cost, target ? &*target : nullptr);
+  score::JobDemand demand;
+  demand.profile = &profile;
+  if (job.measured) demand.measured = &*job.measured, demand.job_node = &job.job_node;
+  const nlohmann::json assessment = score::assess(demand, result, cost, target ? &*target : nullptr);
   if (!o.out.empty()) {
     result["profile"] = profile.name;
     result["assessment"] = assessment;

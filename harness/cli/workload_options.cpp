@@ -4,7 +4,7 @@ namespace nodeaudit::cli {
 
 CLI::Option* add_profile_option(CLI::App& command, std::string& profile) {
   return command.add_option("--profile", profile,
-                            "Workload profile NAME (see `nodeaudit profiles list`) or FILE.toml to judge the node for");
+                            "Workload profile NAME (see `nodeaudit profiles list`), FILE.toml, or a learn result JOB.json (the job's own measurements) to judge the node for");
 }
 
 CLI::Option* add_target_gpus_option(CLI::App& command, std::string& target_gpus) {

@@ -85,7 +85,9 @@ json cost_json(const Profile& profile, const NodeModel& node, const CostOptions&
   const auto samples = profile.target_run_samples();
   if (node.step.not_judged) return {{"not_judged", *node.step.not_judged}};
   if (!samples) return {{"not_judged", "the profile gives no target run length"}};
-  const double hours = *samples / node.step.samples_per_s / 3600 * (1 + node.checkpoint.wall_share);
+  // A learned job's measured saves are in its step already (step.checkpoint_s).
+  const double stall = node.step.checkpoint_s > 0 ? 0 : node.checkpoint.wall_share;
+  const double hours = *samples / node.step.samples_per_s / 3600 * (1 + stall);
   const bool tokens = profile.training.target_tokens.has_value();
   const RunCost cost =
       run_cost(options, hours, tokens ? *profile.training.target_tokens : *samples, tokens ? "tokens" : "samples");
@@ -110,8 +112,15 @@ json assess(const Profile& profile, const json& result, const CostOptions& optio
 }
 
 json assess(const Profile& profile, const json& measured, const CostOptions& options, const TargetGpus* target) {
+  JobDemand job;
+  job.profile = &profile;
+  return assess(job, measured, options, target);
+}
+
+json assess(const JobDemand& job, const json& measured, const CostOptions& options, const TargetGpus* target) {
+  const Profile& profile = *job.profile;
   const json result = target ? apply_target(measured, *target) : measured;
-  const NodeModel node = build_model(profile, result);
+  const NodeModel node = build_model(job, result);
   json resources = json::array();
   for (const Stage& stage : node.stages)
     resources.push_back(to_json(stage, node.step.not_judged ? 0 : node.step.step_s));
@@ -123,6 +132,8 @@ json assess(const Profile& profile, const json& measured, const CostOptions& opt
     if (std::optional<Rule> rule = expected_values_rule(grading)) judged.push_back(*rule);
   for (const Rule& rule : judged) rules.push_back(to_json(rule));
   json out{{"profile", profile.name},
+          {"demand", job.measured ? "the job's own measurements (a learn result) against this node's figures"
+                                  : "the profile's declared demand against this node's figures"},
           {"profile_path", profile.source_path},
           {"category", to_string(profile.category)},
           {"gpus", node.shape.gpus},

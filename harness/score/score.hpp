@@ -27,6 +27,10 @@ nlohmann::json assess(const Profile& profile, const nlohmann::json& result, cons
 // labelled; the assessment's "target_gpus" block says so. nullptr = the node as measured.
 nlohmann::json assess(const Profile& profile, const nlohmann::json& result, const CostOptions& cost,
                       const TargetGpus* target);
+// A learned job (model.hpp's JobDemand: its profile and what it measured about itself) rather than a
+// profile's declared demand alone: the same assessment from the one prediction model.
+struct JobDemand;
+nlohmann::json assess(const JobDemand& job, const nlohmann::json& result, const CostOptions& cost, const TargetGpus* target);
 std::string render_assessment(const nlohmann::json& assessment);  // terminal text, plain
 // The three sentences a run ends with: the verdict (for the target GPUs when given), the first
 // bottleneck with its figure and need, and the cost of one effective run (or how to get it).

@@ -12,6 +12,7 @@
 #include "harness/core/units.hpp"
 #include "harness/node/procfs.hpp"
 #include "harness/report/prometheus.hpp"
+#include "harness/score/model.hpp"
 #include "harness/score/step_demand.hpp"
 
 namespace nodeaudit::session {
@@ -47,7 +48,12 @@ std::string prepare_run_extras(const std::string& profile_name_or_path, RunExtra
   if (!extras.expect.empty() && profile_name_or_path.empty())
     throw UsageError("--expect " + extras.expect, "needs --profile: the grades are part of the assessment");
   if (profile_name_or_path.empty()) return "";
-  extras.profile = score::load_profile(profile_name_or_path);
+  if (std::filesystem::path(profile_name_or_path).extension() == ".json") {
+    extras.learned = std::make_shared<const score::PredictJob>(score::load_predict_job(profile_name_or_path));
+    extras.profile = extras.learned->profile;
+  } else {
+    extras.profile = score::load_profile(profile_name_or_path);
+  }
   if (!extras.expect.empty()) score::apply_expect_file(*extras.profile, extras.expect);
   if (extras.target) score::check_target_serves(*extras.target, *extras.profile);
   return extras.profile->source_path;
@@ -121,8 +127,18 @@ std::optional<std::string> left_out_by_profile(const ProbeSpec& spec, const RunE
 
 int assess_run(nlohmann::json& doc, const RunExtras& extras) {
   if (!extras.profile) return 0;
-  doc["assessment"] = score::assess(*extras.profile, doc, extras.cost, extras.target ? &*extras.target : nullptr);
+  doc["assessment"] = assess_workload(extras, doc);
   return score::exit_code_for(doc["assessment"]);
+}
+
+nlohmann::json assess_workload(const RunExtras& extras, const nlohmann::json& result) {
+  score::JobDemand job;
+  job.profile = &*extras.profile;
+  if (extras.learned && extras.learned->measured) {
+    job.measured = &*extras.learned->measured;
+    job.job_node = &extras.learned->job_node;
+  }
+  return score::assess(job, result, extras.cost, extras.target ? &*extras.target : nullptr);
 }
 
 std::string render_run_assessment(const nlohmann::json& doc) {

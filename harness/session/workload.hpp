@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -12,6 +13,7 @@
 
 #include "harness/core/context.hpp"
 #include "harness/core/probe.hpp"
+#include "harness/score/predict.hpp"
 #include "harness/score/score.hpp"
 
 namespace nodeaudit::session {
@@ -25,7 +27,13 @@ struct RunExtras {
   std::string target_gpus;  // --target-gpus SPEC, as typed
   std::optional<score::TargetGpus> target;
   std::string python;  // --python PATH: the interpreter of every probe that runs Python
+  // --profile JOB.json, a learn result: the job's own measurements judge the node (its profile is
+  // `profile` above); null for a profile.
+  std::shared_ptr<const score::PredictJob> learned;
 };
+
+// The assessment of `result` for a profile, or for a learned job with what it measured.
+nlohmann::json assess_workload(const RunExtras& extras, const nlohmann::json& result);
 
 // Loads and checks the profile and the side-output paths before any probe runs, so bad input
 // costs no measuring time. Returns the resolved profile file path ("" when no profile).

@@ -97,6 +97,19 @@ TEST_F(PredictCli, CarriesTheJobsOwnMeasurementsToEachNode) {
   EXPECT_NE(table.out.find("CPU wall-clock, not GPU"), std::string::npos) << table.out;
 }
 
+// `score --profile JOB.json` (and `run --profile JOB.json`) judge the node on the job's own
+// measurements, through the same model as predict: the same step, the same data wait.
+TEST_F(PredictCli, ScoreWithALearnResultAgreesWithPredict) {
+  const auto scored = run_nodeaudit({"score", path("quota.json"), "--profile", path("job.json"), "--format", "json"});
+  ASSERT_TRUE(scored.exit_code == 0 || scored.exit_code == 1) << scored.err;
+  const json assessment = json_output(scored);
+  EXPECT_NEAR(assessment["step"]["time_s"].get<double>(), 0.100, 1e-9) << assessment["step"].dump();
+  EXPECT_NEAR(assessment["step"]["data_wait_share"].get<double>(), 0.6, 1e-9);
+  EXPECT_NE(assessment["demand"].get<std::string>().find("the job's own measurements"), std::string::npos);
+  const auto predicted = run_nodeaudit({"predict", path("job.json"), path("quota.json"), "--format", "json"});
+  EXPECT_DOUBLE_EQ(assessment["step"]["time_s"].get<double>(), json_output(predicted)["cells"][0][0]["step_s"].get<double>());
+}
+
 TEST_F(PredictCli, AFigureTheNodeLacksIsNotJudgedWithTheProbeToRun) {
   json node = nodeaudit::test_files::fixture_json("results/cpu-only.json");
   json kept = json::array();
