@@ -38,9 +38,8 @@ std::vector<VaryRow> vary_rows(const VaryReport& r) {
   const VaryValue* base = find_value(r, r.baseline);
   for (const auto& v : r.values) {
     std::string verdict = v.verdict;
-    if (v.verdict != "baseline" && v.figure_median > 0 && base && base->figure_median > 0)
-      verdict += fmt::format(" ({:+.1f}% {})", 100 * (r.setting.per_sample_rate() ? v.gain : -v.gain),
-                             r.setting.per_sample_rate() ? "samples/s" : "step time");
+    if (v.verdict != "baseline" && !v.statistic.empty() && base)
+      verdict += fmt::format(" ({}: {})", r.setting.per_sample_rate() ? "samples/s" : "step time", v.statistic);
     for (const auto& f : v.failures) verdict += "; failed " + f;
     const std::string peak = v.gpu_peak_bytes.empty() ? "-" : format_bytes(spread_of(v.gpu_peak_bytes).median);
     const std::string gpu = range_text(v.gpu_util_pct, 1, "{:.0f}", "%") + ", " + peak;
@@ -80,7 +79,11 @@ std::vector<std::string> cost_lines(const VaryReport& r) {
     const VaryValue* v = find_value(r, value);
     const auto hours = v ? run_hours(*v) : std::nullopt;
     const std::string label = value == r.baseline ? "before" : "after";
-    if (!hours) {
+    if (label == "after" && v && v->verdict != "better") {
+      // A cost "after" is a claim that the change saves something; the rule did not find it does.
+      out.push_back(fmt::format("cost of one run after ({}={}): not given: its verdict is {}, so no saving is shown", r.setting.name, value,
+                                v->verdict));
+    } else if (!hours) {
       out.push_back(fmt::format("cost of one run {} ({}={}): not known (no samples/s or target_samples learned)", label, r.setting.name, value));
     } else {
       out.push_back(fmt::format("cost of one run {} ({}={}): {:.4g} = {:.4g} per hour x {:.3g} h ({:.4g} target samples, the learned profile's "
