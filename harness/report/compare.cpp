@@ -284,8 +284,8 @@ struct PooledBaseline {
   std::vector<std::string> present_in;
 };
 
-void add_to_side(MetricSide& side, const MetricRecord& record, const std::string& label) {
-  const std::vector<double> runs = runs_of(record);
+void add_to_side(MetricSide& side, const MetricRecord& record, const std::string& label, bool each_file_one_run) {
+  const std::vector<double> runs = each_file_one_run ? std::vector<double>{record.median} : runs_of(record);
   side.runs.insert(side.runs.end(), runs.begin(), runs.end());
   if (record.disturbed) side.disturbed.push_back(label + ": " + record.disturbance);
 }
@@ -318,7 +318,7 @@ Comparison compare_results(const std::vector<LabelledResult>& baselines, const L
       auto [it, fresh] = pooled.try_emplace(key, PooledBaseline{MetricSide{record, {}, {}}, {}});
       if (fresh) baseline_order.push_back(key);
       if (!it->second.present_in.empty() && it->second.present_in.back() == b.label) continue;  // a repeated series
-      add_to_side(it->second.side, record, b.label);
+      add_to_side(it->second.side, record, b.label, options.each_file_one_run);
       it->second.present_in.push_back(b.label);
     }
   std::map<std::string, MetricSide> candidates;
@@ -327,7 +327,7 @@ Comparison compare_results(const std::vector<LabelledResult>& baselines, const L
     const std::string key = pairing_key(record);
     auto [it, fresh] = candidates.try_emplace(key, MetricSide{record, {}, {}});
     if (fresh) {
-      add_to_side(it->second, record, candidate.label);
+      add_to_side(it->second, record, candidate.label, options.each_file_one_run);
       candidate_order.push_back(key);
     }
   }

@@ -40,6 +40,9 @@ struct CompareOptions {
   // Per-metric tolerance: key is a metric name ("latency_p99") or "<probe id>:<metric>"
   // ("storage.read:latency_p99"); the probe-qualified key wins.
   std::map<std::string, double> metric_tolerance_pct;
+  // Each result is one run (its rounds merged into its median), as when the baseline is this node's
+  // history: the scatter between whole runs, not between the rounds inside one, is then the noise.
+  bool each_file_one_run = false;
 };
 
 enum class Verdict { unchanged, regression, improvement, incomparable, inconclusive, disturbed };
