@@ -91,7 +91,7 @@ TEST_F(CompareCli, OneRunEachSideATwentyPercentDropFailsTheGateAndAFileAgainstIt
   const ProcessResult drop = run_process({NODEAUDIT_BINARY, "compare", fixture("recorded-one-round.json"),
                                           fixture("recorded-one-round-20pct-worse.json")});
   EXPECT_EQ(drop.exit_code, 1) << drop.out << drop.err;
-  EXPECT_NE(drop.out.find("| regression (noise not measured on this node: confirm with --rounds 3) |"), std::string::npos)
+  EXPECT_NE(drop.out.find("| regression (within-run 95% intervals apart; noise between runs not measured) |"), std::string::npos)
       << drop.out;
   const ProcessResult same =
       run_process({NODEAUDIT_BINARY, "compare", fixture("recorded-one-round.json"), fixture("recorded-one-round.json")});
@@ -158,7 +158,7 @@ TEST_F(CompareCli, RoundsAndSeveralBaselinesGateOnlyOnChangesBeyondTheNoise) {
                                                fixture("rounds-baseline-b.json"), fixture("rounds-candidate-drop.json")});
   EXPECT_EQ(regressed.exit_code, 1) << regressed.err;
   EXPECT_NE(regressed.out.find("## Inconclusive"), std::string::npos) << regressed.out;
-  EXPECT_NE(regressed.out.find("run-to-run spread 20% exceeds the 5% tolerance"), std::string::npos) << regressed.out;
+  EXPECT_NE(regressed.out.find("is wider than the 5% tolerance"), std::string::npos) << regressed.out;
   const ProcessResult disturbed =
       run_process({NODEAUDIT_BINARY, "compare", fixture("rounds-baseline.json"), fixture("rounds-candidate-disturbed.json")});
   EXPECT_EQ(disturbed.exit_code, 0) << disturbed.err;
