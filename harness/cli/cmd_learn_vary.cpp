@@ -139,7 +139,7 @@ std::string optimize_or_upgrade_line(const OneRun& one, const ValidLearn& v, con
     }
   }
   const learn::UpgradeInputs in = learn::upgrade_inputs(one.job, gpu_peak_bytes(one.run), gpus, assessment.is_null() ? nullptr : &assessment,
-                                                        v.target_gpus);
+                                                        v.target_gpus, gpu_util_pct(learn::job_load(one.run)));
   return learn::optimize_or_upgrade(in);
 }
 

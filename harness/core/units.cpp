@@ -168,6 +168,9 @@ std::string format_number(double value) {
   if (std::isnan(value)) return "not a number";
   if (std::isinf(value)) return value > 0 ? "infinite" : "-infinite";
   if (value == 0) return "0";
+  // Below a billionth a figure without a unit to scale is rounding left over from arithmetic (a MAD of
+  // identical values), not a measurement: written as about zero rather than with fifteen zeros.
+  if (std::fabs(value) < 1e-9) return "~0";
   const std::string text = three_figures(std::fabs(value));
   return (value < 0 ? "-" : "") + text;
 }

@@ -28,7 +28,8 @@ std::string format_duration(double seconds);
 // figures are measured), a plain count (k, M, G, T). Any other unit is written after the number as
 // given. "1.19 ms", "5.14 us", "262 kB", "47.7 M", "12,300 samples/s", "0.000123".
 std::string format_quantity(double value, std::string_view unit);
-// The number alone: three significant figures, thousands separators, no exponent ("1,230", "0.0512").
+// The number alone: three significant figures, thousands separators, no exponent ("1,230", "0.0512";
+// "~0" below a billionth, where only arithmetic rounding is left).
 std::string format_number(double value);
 
 }  // namespace nodeaudit

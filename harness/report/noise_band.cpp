@@ -65,7 +65,7 @@ NoiseBand noise_band(const std::vector<double>& baseline_runs, const std::vector
     band.measured = true;
     parts += fmt::format("{}{} {} runs {:.1f}%", parts.empty() ? "" : ", ", side, runs->size(), spread);
   }
-  band.source = band.measured ? parts : "noise not measured on this node (one run each side)";
+  band.source = band.measured ? parts : "noise not measured on this node (one run each side, no rounds)";
   if (!band.measured) return band;
   const ChangeTest test = test_change(baseline_runs, candidate_runs, band.tail ? 1.5 : 1.0);
   band.band_pct = test.half_width * 100.0;

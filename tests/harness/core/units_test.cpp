@@ -89,4 +89,5 @@ TEST(Units, RoundingThatReachesTheNextScaleMovesToIt) {
   EXPECT_EQ(nodeaudit::format_number(0.000123), "0.000123");
   EXPECT_EQ(nodeaudit::format_number(1234567), "1,230,000");
   EXPECT_EQ(nodeaudit::format_number(0), "0");
+  EXPECT_EQ(nodeaudit::format_number(4.885e-15), "~0");
 }

@@ -177,5 +177,33 @@ TEST(OptimizeOrUpgrade, WithoutAGpuTheComputeSideIsTheTargetsLabelled) {
             "h100x8 from the GPU table, not measured), data wait 2% (measured: data wait share of the measured steps)");
 }
 
+TEST(OptimizeOrUpgrade, OnAGpuComputeIsNvmlUtilizationOrSaysItIsCpuWallClock) {
+  LearnedJob job;
+  job.gpu = true;
+  job.timing.shares.data_wait = 0.02;
+  const nlohmann::json gpus = nlohmann::json::array({{{"memory_total_bytes", 80e9}}});
+  // NVML said 64%: the compute figure is that, named as NVML's, not 1 - data wait (98%).
+  const std::string with_nvml = optimize_or_upgrade(upgrade_inputs(job, 70e9, gpus, nullptr, "", 64.0));
+  EXPECT_NE(with_nvml.find("compute 64% (measured: NVML GPU utilization over the measured steps)"), std::string::npos) << with_nvml;
+  EXPECT_EQ(with_nvml.rfind("optimize first: compute 64% <= 85%", 0), 0u) << with_nvml;
+  // Without NVML samples the step's wall-clock share is all there is, and the line says what it is.
+  const std::string without = optimize_or_upgrade(upgrade_inputs(job, 70e9, gpus, nullptr, ""));
+  EXPECT_NE(without.find("compute 98% (CPU wall-clock, not GPU"), std::string::npos) << without;
+}
+
+TEST(OptimizeOrUpgrade, ADistributedJobWithoutAMeasuredAllReduceIsNotJudgedOnCommunication) {
+  LearnedJob job;
+  job.gpu = true;
+  job.world_size = 8;
+  const nlohmann::json gpus = nlohmann::json::array({{{"memory_total_bytes", 80e9}}});
+  // Every other figure would justify the upgrade; communication unknown keeps it from being claimed.
+  const std::string unknown = optimize_or_upgrade(upgrade_inputs(job, 70e9, gpus, nullptr, "", 95.0));
+  EXPECT_EQ(unknown.rfind("optimize first: communication not known — ", 0), 0u) << unknown;
+  EXPECT_NE(unknown.find("communication not judged: the job's all-reduce time was not measured"), std::string::npos) << unknown;
+  const std::string measured = optimize_or_upgrade(upgrade_inputs(job, 70e9, gpus, nullptr, "", 95.0, 0.03));
+  EXPECT_EQ(measured.rfind("upgrade is justified — ", 0), 0u) << measured;
+  EXPECT_NE(measured.find("communication 3% (measured: the job's all-reduce time over its step)"), std::string::npos) << measured;
+}
+
 }  // namespace
 }  // namespace nodeaudit::learn::test
