@@ -89,7 +89,7 @@ learn::VaryRun to_vary_run(const OneRun& one, const ValidLearn& v, const std::st
   if (!load.cpu_cores.empty()) r.cpu_cores = median(load.cpu_cores);
   r.gpu_peak_bytes = gpu_peak_bytes(one.run);
   r.gpu_util_pct = gpu_util_pct(load);
-  if (one.job.complete) r.target_samples = one.job.fields.target_samples.value;
+  if (one.job.complete) r.target_samples = one.job.fields.target_samples.value, r.target_samples_how = one.job.fields.target_samples.how;
   r.command = reproduce_command(v, value, command);
   return r;
 }

@@ -144,7 +144,7 @@ VaryValue gather(const VarySetting& setting, const std::string& value, const std
     if (r.cpu_cores) v.cpu_cores.push_back(*r.cpu_cores);
     if (r.gpu_peak_bytes) v.gpu_peak_bytes.push_back(*r.gpu_peak_bytes);
     if (r.gpu_util_pct) v.gpu_util_pct.push_back(*r.gpu_util_pct);
-    if (r.target_samples > 0) v.target_samples = r.target_samples;
+    if (r.target_samples > 0) v.target_samples = r.target_samples, v.target_samples_how = r.target_samples_how;
   }
   const Spread figure = spread_of(setting.per_sample_rate() ? v.samples_per_s : v.step_time_s);
   v.figure_median = figure.median;

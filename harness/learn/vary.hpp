@@ -48,6 +48,7 @@ struct VaryRun {
   std::optional<double> gpu_peak_bytes;  // the largest rank's peak allocated GPU memory, on a GPU node
   std::optional<double> gpu_util_pct;    // NVML utilization over the measured steps: each GPU's median, averaged over the job's GPUs
   double target_samples = 0;             // the learned profile's target_samples (0 when not learned)
+  std::string target_samples_how;        // how it was learned (an assumption, said on the cost line)
   std::string command;                   // the exact command that reproduces this run
 };
 
@@ -67,6 +68,7 @@ struct VaryValue {
   double gain = 0;       // fraction: step time saved, or samples/s gained, over the baseline (means)
   std::string command;   // the command that reproduces one run of this value
   double target_samples = 0;
+  std::string target_samples_how;
 };
 
 struct VaryReport {

@@ -39,7 +39,8 @@ json value_json(const VaryReport& report, const VaryValue& v) {
               {"gain", v.gain}, {"failures", v.failures}, {"command", v.command},
               {"step_time_s", v.step_time_s}, {"samples_per_s", v.samples_per_s}, {"data_wait_share", v.data_wait_share},
               {"cpu_cores", v.cpu_cores}, {"gpu_peak_allocated_bytes", v.gpu_peak_bytes},
-              {"gpu_utilization_pct", v.gpu_util_pct}, {"target_samples", v.target_samples}};
+              {"gpu_utilization_pct", v.gpu_util_pct}, {"target_samples", v.target_samples},
+              {"target_samples_how", v.target_samples_how}};
   if (const auto hours = run_hours(v)) out["run_hours"] = *hours;
   if (const auto cost = run_cost(report, v)) out["run_cost"] = *cost;
   return out;
@@ -113,6 +114,7 @@ VaryReport vary_report_from_entry(const json& entry) {
     v.gpu_peak_bytes = numbers(j, "gpu_peak_allocated_bytes");
     v.gpu_util_pct = numbers(j, "gpu_utilization_pct");
     v.target_samples = j.value("target_samples", 0.0);
+    v.target_samples_how = j.value("target_samples_how", "");
     r.values.push_back(std::move(v));
   }
   return r;

@@ -27,6 +27,14 @@ std::string range_text(const std::vector<double>& values, double scale, const ch
   return fmt::format("{}{} ({} to {})", one(s.median), suffix, one(s.min), one(s.max));
 }
 
+// A figure with a unit scaled to it (format_quantity): "112 ms (98.1 ms to 130 ms)".
+std::string quantity_range(const std::vector<double>& values, const char* unit) {
+  if (values.empty()) return "-";
+  const Spread s = spread_of(values);
+  if (s.count == 1) return format_quantity(s.median, unit);
+  return fmt::format("{} ({} to {})", format_quantity(s.median, unit), format_quantity(s.min, unit), format_quantity(s.max, unit));
+}
+
 }  // namespace
 
 bool any_gpu_figure(const VaryReport& r) {
@@ -43,7 +51,7 @@ std::vector<VaryRow> vary_rows(const VaryReport& r) {
     for (const auto& f : v.failures) verdict += "; failed " + f;
     const std::string peak = v.gpu_peak_bytes.empty() ? "-" : format_bytes(spread_of(v.gpu_peak_bytes).median);
     const std::string gpu = range_text(v.gpu_util_pct, 1, "{:.0f}", "%") + ", " + peak;
-    out.push_back({v.value, range_text(v.step_time_s, 1e3, "{:.2f}", " ms"), range_text(v.samples_per_s, 1, "{:.4g}", ""),
+    out.push_back({v.value, quantity_range(v.step_time_s, "s"), quantity_range(v.samples_per_s, "samples/s"),
                    range_text(v.data_wait_share, 100, "{:.1f}", "%"), range_text(v.cpu_cores, 1, "{:.2f}", ""), gpu, verdict});
   }
   return out;
@@ -86,10 +94,12 @@ std::vector<std::string> cost_lines(const VaryReport& r) {
     } else if (!hours) {
       out.push_back(fmt::format("cost of one run {} ({}={}): not known (no samples/s or target_samples learned)", label, r.setting.name, value));
     } else {
-      out.push_back(fmt::format("cost of one run {} ({}={}): {:.4g} = {:.4g} per hour x {:.3g} h ({:.4g} target samples, the learned profile's "
-                                "target_samples, at {:.4g} samples/s)",
-                                label, r.setting.name, value, *run_cost(r, *v), *r.price_per_hour, *hours, v->target_samples,
-                                spread_of(v->samples_per_s).median));
+      out.push_back(fmt::format("cost of one run {} ({}={}): {} = {} per hour x {} h ({} target samples, the learned profile's "
+                                "target_samples{}, at {} samples/s)",
+                                label, r.setting.name, value, format_number(*run_cost(r, *v)), format_number(*r.price_per_hour),
+                                format_number(*hours), format_number(v->target_samples),
+                                v->target_samples_how.empty() ? "" : ": " + v->target_samples_how,
+                                format_number(spread_of(v->samples_per_s).median)));
     }
     if (value == r.best.value_or(r.baseline) && value == r.baseline) break;
   }
