@@ -145,7 +145,8 @@ std::vector<Scale> scales_of(std::string_view unit) {
   static const std::vector<std::pair<const char*, double>> times = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}};
   static const std::vector<std::pair<const char*, double>> bytes = {{"B", 1},     {"kB", 1e3},  {"MB", 1e6},
                                                                      {"GB", 1e9}, {"TB", 1e12}, {"PB", 1e15}};
-  static const std::vector<std::pair<const char*, double>> counts = {{"", 1}, {"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}};
+  // Counts below a million read best whole, with separators (1,640); from a million, M, G and T.
+  static const std::vector<std::pair<const char*, double>> counts = {{"", 1}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}};
   std::vector<Scale> out;
   const auto pick = [&](const std::vector<std::pair<const char*, double>>& units, std::string_view name, const char* suffix) {
     for (const auto& [unit_name, factor] : units)

@@ -76,6 +76,7 @@ TEST(Units, QuantityScalesItsUnitToTheValue) {
   EXPECT_EQ(nodeaudit::format_quantity(5.14e-06, "s"), "5.14 us");
   EXPECT_EQ(nodeaudit::format_quantity(2.621e-04, "GB"), "262 kB");
   EXPECT_EQ(nodeaudit::format_quantity(47709962, ""), "47.7 M");
+  EXPECT_EQ(nodeaudit::format_quantity(1641, ""), "1,640");
   EXPECT_EQ(nodeaudit::format_quantity(3.2e9, "B/s"), "3.20 GB/s");
   EXPECT_EQ(nodeaudit::format_quantity(0.5, "GB/s"), "500 MB/s");
   EXPECT_EQ(nodeaudit::format_quantity(12345.6, "samples/s"), "12,300 samples/s");
