@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/core/stats.hpp"
+
 namespace nodeaudit {
 namespace {
 
@@ -43,16 +45,9 @@ double regularized_incomplete_beta(double x, double a, double b) {
   return 1.0 - front * beta_continued_fraction(1.0 - x, b, a) / b;
 }
 
-double mean_of(std::span<const double> values) {
-  double sum = 0;
-  for (const double v : values) sum += v;
-  return sum / static_cast<double>(values.size());
-}
-
-double squares_about_mean(std::span<const double> values, double mean) {
-  double sum = 0;
-  for (const double v : values) sum += (v - mean) * (v - mean);
-  return sum;
+// The sum of squared deviations from the mean, from the sample standard deviation.
+double squares_about_mean(const Summary& values) {
+  return static_cast<double>(values.n - 1) * values.stdev * values.stdev;
 }
 
 }  // namespace
@@ -95,14 +90,15 @@ ChangeTest test_change(std::span<const double> baseline, std::span<const double>
   test.baseline_runs = baseline.size();
   test.candidate_runs = candidate.size();
   if (baseline.empty() || candidate.empty()) return test;
-  test.baseline_mean = mean_of(baseline);
-  test.candidate_mean = mean_of(candidate);
+  const Summary base = summarize(baseline), cand = summarize(candidate);
+  test.baseline_mean = base.mean;
+  test.candidate_mean = cand.mean;
   const double difference = test.candidate_mean - test.baseline_mean;
   const double scale = std::fabs(test.baseline_mean);
   test.change = scale > 0 ? difference / scale : (difference == 0 ? 0 : std::copysign(HUGE_VAL, difference));
   test.degrees_of_freedom = static_cast<int>(baseline.size() + candidate.size()) - 2;
   if (!test.measured()) return test;
-  const double squares = squares_about_mean(baseline, test.baseline_mean) + squares_about_mean(candidate, test.candidate_mean);
+  const double squares = squares_about_mean(base) + squares_about_mean(cand);
   test.pooled_sd = std::sqrt(squares / test.degrees_of_freedom);
   test.t_value = t_quantile(0.5 + change_confidence / 2, test.degrees_of_freedom);
   const double width = widen * test.t_value * test.pooled_sd *

@@ -122,12 +122,6 @@ const VaryValue* find_value(const VaryReport& report, const std::string& value) 
 
 namespace {
 
-double mean_of(const std::vector<double>& values) {
-  double sum = 0;
-  for (const double v : values) sum += v;
-  return values.empty() ? 0 : sum / static_cast<double>(values.size());
-}
-
 VaryValue gather(const VarySetting& setting, const std::string& value, const std::vector<VaryRun>& runs) {
   VaryValue v;
   v.value = value;
@@ -190,8 +184,8 @@ VaryReport summarize_vary(const VarySetting& setting, int repeats, const std::ve
   const bool all_measured = std::all_of(report.values.begin(), report.values.end(), [](const VaryValue& v) { return v.figure_median > 0; });
   if (all_measured) {
     const auto best = std::min_element(report.values.begin(), report.values.end(), [&](const VaryValue& a, const VaryValue& b) {
-      const double mean_a = mean_of(higher_is_better ? a.samples_per_s : a.step_time_s);
-      const double mean_b = mean_of(higher_is_better ? b.samples_per_s : b.step_time_s);
+      const double mean_a = summarize(higher_is_better ? a.samples_per_s : a.step_time_s).mean;
+      const double mean_b = summarize(higher_is_better ? b.samples_per_s : b.step_time_s).mean;
       return higher_is_better ? mean_a > mean_b : mean_a < mean_b;
     });
     report.best = best->value;

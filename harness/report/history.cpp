@@ -12,6 +12,7 @@
 #include "harness/core/change_test.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/result.hpp"
+#include "harness/core/stats.hpp"
 #include "harness/report/metric_index.hpp"
 
 namespace nodeaudit::report {
@@ -115,15 +116,9 @@ std::string history_line(const nlohmann::json& doc, const std::string& out_path)
 }
 
 double smallest_callable_change_pct(const std::vector<double>& history_runs) {
-  if (history_runs.size() < 2) return HUGE_VAL;
-  double sum = 0;
-  for (const double v : history_runs) sum += v;
-  const double mean = sum / static_cast<double>(history_runs.size());
-  double squares = 0;
-  for (const double v : history_runs) squares += (v - mean) * (v - mean);
-  if (mean == 0) return HUGE_VAL;
-  const double relative_sd = std::sqrt(squares / static_cast<double>(history_runs.size() - 1)) / std::fabs(mean);
-  return 100.0 * smallest_callable_change(relative_sd, history_runs.size(), 1);
+  const Summary runs = summarize(history_runs);
+  if (runs.n < 2 || runs.mean == 0) return HUGE_VAL;
+  return 100.0 * smallest_callable_change(runs.stdev / std::fabs(runs.mean), runs.n, 1);
 }
 
 }  // namespace nodeaudit::report

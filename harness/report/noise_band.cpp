@@ -17,12 +17,7 @@ double relative_spread_pct(std::span<const double> values) {
   return median == 0 ? 0 : (*hi - *lo) / std::fabs(median) * 100.0;
 }
 
-double centre_of(std::span<const double> runs) {
-  if (runs.empty()) return 0;
-  double sum = 0;
-  for (const double r : runs) sum += r;
-  return sum / static_cast<double>(runs.size());
-}
+double centre_of(std::span<const double> runs) { return summarize(runs).mean; }
 
 namespace {
 
