@@ -111,7 +111,7 @@ std::vector<std::string> cost_lines(const VaryReport& r) {
 using namespace detail;
 
 std::string render_vary(const VaryReport& r, const std::string& command_text) {
-  std::string out = fmt::format("\nvaried {} over {} ({} repeat(s) each, interleaved) in `{}`; {}\n", r.setting.name,
+  std::string out = fmt::format("\nvaried {} over {} ({} repeat(s) each, in a random order per repeat, after a warm-up run not counted) in `{}`; {}\n", r.setting.name,
                                 fmt::join(r.setting.values, ", "), r.repeats, command_text, baseline_sentence(r));
   const bool gpu = any_gpu_figure(r);
   out += fmt::format("  {:<8} {:<28} {:<24} {:<22} {:<20} {}{}\n", "value", "step time (range)", "samples/s", "data wait", "CPU cores",
@@ -128,7 +128,7 @@ std::string render_vary(const VaryReport& r, const std::string& command_text) {
 }
 
 std::string render_vary_markdown(const VaryReport& r, const std::string& command_text) {
-  std::string out = fmt::format("# {} varied in `{}`\n\n{} repeat(s) of each value, interleaved; {}.\n\n", r.setting.name, command_text,
+  std::string out = fmt::format("# {} varied in `{}`\n\n{} repeat(s) of each value, each repeat in a random order, after a warm-up run not counted; {}.\n\n", r.setting.name, command_text,
                                 r.repeats, baseline_sentence(r));
   const bool gpu = any_gpu_figure(r);
   out += fmt::format("| value | step time (range) | samples/s (range) | data wait (range) | CPU cores (range) |{} verdict |\n", gpu ? " GPU utilization (range), peak allocated |" : "");

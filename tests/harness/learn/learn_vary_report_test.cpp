@@ -64,6 +64,35 @@ TEST(LearnVaryReport, MarkdownMatchesItsGoldenFile) {
   EXPECT_EQ(markdown, read_text(golden));
 }
 
+// The verdict is the change rule (99% t-interval of the difference of means) on the repeats. The
+// recorded step times (num_workers=1: 129.0 and 138.7 ms; the baseline 2: 53.7 and 67.4 ms) differ by
+// +121% but scatter so much at 2 repeats (pooled sd 8.42 ms, t 9.925) that the interval is +/- 138%:
+// no difference, where the old range rule said worse. Three tight repeats a side separate 10%.
+TEST(LearnVaryReport, TheVerdictIsTheChangeRuleOnTheRepeats) {
+  const VarySetting setting = parse_vary("num_workers=1,2");
+  const auto runs_of = [](const std::string& value, const std::vector<double>& steps) {
+    std::vector<VaryRun> runs;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      VaryRun r;
+      r.value = value, r.repeat = static_cast<int>(i) + 1, r.ok = true, r.step_time_s = steps[i], r.samples_per_s = 8 / steps[i];
+      runs.push_back(r);
+    }
+    return runs;
+  };
+  std::vector<VaryRun> runs = runs_of("1", {0.12898742199922708, 0.13874730150018877});
+  for (auto& r : runs_of("2", {0.05369349050033634, 0.06741557100031059})) runs.push_back(r);
+  const VaryReport wide = summarize_vary(setting, 2, runs, "2");
+  EXPECT_EQ(find_value(wide, "1")->verdict, "no difference");
+  EXPECT_EQ(find_value(wide, "1")->statistic, "99% t-interval of the difference of means, 2 + 2 runs: +121.1% +/- 138.0%");
+  runs = runs_of("1", {0.110, 0.111, 0.109});
+  for (auto& r : runs_of("2", {0.100, 0.101, 0.099})) runs.push_back(r);
+  const VaryReport tight = summarize_vary(setting, 3, runs, "2");
+  // By hand: means 110 and 100 ms, s = 1 ms, t(0.995, 4) = 4.604, sqrt(2/3): +/- 3.76% of 100 ms.
+  EXPECT_EQ(find_value(tight, "1")->verdict, "worse");
+  EXPECT_EQ(find_value(tight, "1")->statistic, "99% t-interval of the difference of means, 3 + 3 runs: +10.0% +/- 3.8%");
+  EXPECT_NEAR(find_value(tight, "1")->gain, -0.10, 1e-9);
+}
+
 TEST(LearnVaryReport, TheReportRebuiltFromTheResultKeepsEveryRepeat) {
   const Recorded r = recorded();
   ASSERT_EQ(r.report.values.size(), 2u);
