@@ -172,6 +172,8 @@ std::string format_number(double value) {
   // Below a billionth a figure without a unit to scale is rounding left over from arithmetic (a MAD of
   // identical values), not a measurement: written as about zero rather than with fifteen zeros.
   if (std::fabs(value) < 1e-9) return "~0";
+  // A whole number under 1,000 is written whole (8 workers, not 8.00): no precision is invented.
+  if (std::fabs(value) < 1000 && value == std::round(value)) return fmt::format("{:.0f}", value);
   const std::string text = three_figures(std::fabs(value));
   return (value < 0 ? "-" : "") + text;
 }

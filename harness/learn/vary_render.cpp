@@ -51,7 +51,7 @@ std::vector<VaryRow> vary_rows(const VaryReport& r) {
     for (const auto& f : v.failures) verdict += "; failed " + f;
     const std::string peak = v.gpu_peak_bytes.empty() ? "-" : format_bytes(spread_of(v.gpu_peak_bytes).median);
     const std::string gpu = range_text(v.gpu_util_pct, 1, "{:.0f}", "%") + ", " + peak;
-    out.push_back({v.value, quantity_range(v.step_time_s, "s"), quantity_range(v.samples_per_s, "samples/s"),
+    out.push_back({v.value, quantity_range(v.step_time_s, "s"), quantity_range(v.samples_per_s, "count"),
                    range_text(v.data_wait_share, 100, "{:.1f}", "%"), range_text(v.cpu_cores, 1, "{:.2f}", ""), gpu, verdict});
   }
   return out;

@@ -81,7 +81,8 @@ TEST(Units, QuantityScalesItsUnitToTheValue) {
   EXPECT_EQ(nodeaudit::format_quantity(0.5, "GB/s"), "500 MB/s");
   EXPECT_EQ(nodeaudit::format_quantity(12345.6, "samples/s"), "12,300 samples/s");
   EXPECT_EQ(nodeaudit::format_quantity(3600, "s"), "3,600 s");
-  EXPECT_EQ(nodeaudit::format_quantity(-0.05, "s"), "-50.0 ms");
+  EXPECT_EQ(nodeaudit::format_quantity(-0.05, "s"), "-50 ms");
+  EXPECT_EQ(nodeaudit::format_quantity(-0.0512, "s"), "-51.2 ms");
 }
 
 TEST(Units, RoundingThatReachesTheNextScaleMovesToIt) {
@@ -90,5 +91,7 @@ TEST(Units, RoundingThatReachesTheNextScaleMovesToIt) {
   EXPECT_EQ(nodeaudit::format_number(0.000123), "0.000123");
   EXPECT_EQ(nodeaudit::format_number(1234567), "1,230,000");
   EXPECT_EQ(nodeaudit::format_number(0), "0");
+  EXPECT_EQ(nodeaudit::format_number(16), "16");
+  EXPECT_EQ(nodeaudit::format_number(16.5), "16.5");
   EXPECT_EQ(nodeaudit::format_number(4.885e-15), "~0");
 }

@@ -53,7 +53,7 @@ TEST(Scorecard, OneRowPerResourceWithRatioToTheBestNode) {
   EXPECT_EQ(cell_figure(row_of(card, "compute").cells[0]), "500 TFLOP/s");
   EXPECT_EQ(cell_figure(row_of(card, "gpu_memory").cells[0]), "37.3 GiB per GPU");
   EXPECT_EQ(short_cost(report, 1), "3.47 for 0.347 h (1.64x the cheapest)");
-  EXPECT_EQ(short_bottleneck(report.nodes[1]), "storage: 0.8 GB/s of 1.6 GB/s needed (800 of 1641 samples/s)");
+  EXPECT_EQ(short_bottleneck(report.nodes[1]), "storage: 800 MB/s of 1.64 GB/s needed (800 of 1,640 samples/s)");
 }
 
 TEST(Scorecard, UnmeasuredFiguresSayWhyAndHaveNoRatio) {
