@@ -45,8 +45,9 @@ TEST_F(CompareHistory, TheFolderGivesThisHostsRunsEachAsOneRun) {
     EXPECT_NE(r.out.find("rounds-baseline.json"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("rounds-baseline-b.json"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("rounds-other-host.json"), std::string::npos) << "another host's run is not this node's history: " << r.out;
-    // Two earlier runs and the candidate, each one run: "2 runs" on the baseline side.
-    EXPECT_NE(r.out.find("baseline 2 runs"), std::string::npos) << r.out;
+    // Two earlier runs and the candidate, each one run (their rounds merged): 2 + 1 runs in the rule.
+    EXPECT_NE(r.out.find("99% t-interval of the difference of means, 2 + 1 runs"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("1,000 (2 runs: 1,000 .. 1,000)"), std::string::npos) << r.out;
   }
 }
 
