@@ -109,8 +109,8 @@ std::string history_line(const nlohmann::json& doc, const std::string& out_path)
                                 std::isfinite(pct) ? fmt::format("{:.1f}%", pct) : fmt::format("not known ({} earlier runs hold it)", values.size())));
   }
   if (parts.empty()) return line + "\n";
-  line += "; the smallest change of each probe's first figure a compare with them can call (99% t-interval, this run's "
-          "one new run against them): ";
+  line += "; the smallest change of each probe's first figure a compare of one new run with them can call (99% t-interval "
+          "from their scatter): ";
   for (std::size_t i = 0; i < parts.size(); ++i) line += (i ? ", " : "") + parts[i];
   return line + "\n";
 }
