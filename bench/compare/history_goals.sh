@@ -10,6 +10,8 @@
 #    A pair that would be called regressed re-runs those probes (so this part costs probe time too).
 # 3. History of 1, 3 and 5 runs: the last run as the candidate against the K runs before it, given
 #    as a folder (`compare --history DIR`): the share of figures unchanged, inconclusive and called.
+# 2 and 3 are judged on the runs as measured, and again on copies with the disturbance marks taken out.
+# Runs already in OUT/runs are kept (run again to re-judge them without measuring).
 #
 # Usage: bench/compare/history_goals.sh OUT_DIR
 # Env: NODEAUDIT (default build/nodeaudit), RUNS, PAIR_RUNS, PROBES, DATA_DIR (for storage probes)
@@ -43,31 +45,46 @@ n = {k: int(v) for v, k in re.findall(r"(\d+) (regressed|improved|unchanged|inco
 print(n.get("unchanged", 0), n.get("inconclusive", 0), n.get("regressed", 0) + n.get("improved", 0), sum(n.values()))' "$1"
 }
 
-pairs=0
-false_alarms=0
-confirmed_reruns=0
-for i in $(seq 1 "$pair_runs"); do
-  for j in $(seq 1 "$pair_runs"); do
-    [ "$i" = "$j" ] && continue
-    rc=0
-    "$bin" compare "$out/runs/run$i.json" "$out/runs/run$j.json" --confirm >"$out/confirm-$i-$j.md" 2>"$out/confirm-$i-$j.err" || rc=$?
-    pairs=$((pairs + 1))
-    [ "$rc" = 1 ] && false_alarms=$((false_alarms + 1))
-    [ "$rc" = 2 ] && echo "compare $i $j --confirm: exit 2: $(cat "$out/confirm-$i-$j.err")" >>"$log"
-    grep -q "running .* again on this node" "$out/confirm-$i-$j.err" && confirmed_reruns=$((confirmed_reruns + 1))
+# The goals over the runs in $1 (a folder of run1..runN.json), outputs under $2.
+judge() {
+  local runs_dir=$1 dest=$2 pairs=0 false_alarms=0 reruns=0 rc k h dir u inc called total
+  mkdir -p "$dest"
+  for i in $(seq 1 "$pair_runs"); do
+    for j in $(seq 1 "$pair_runs"); do
+      [ "$i" = "$j" ] && continue
+      rc=0
+      "$bin" compare "$runs_dir/run$i.json" "$runs_dir/run$j.json" --confirm >"$dest/confirm-$i-$j.md" 2>"$dest/confirm-$i-$j.err" || rc=$?
+      pairs=$((pairs + 1))
+      [ "$rc" = 1 ] && false_alarms=$((false_alarms + 1))
+      [ "$rc" = 2 ] && echo "compare $i $j --confirm: exit 2: $(cat "$dest/confirm-$i-$j.err")" >>"$log"
+      if grep -q "again on this node" "$dest/confirm-$i-$j.err"; then reruns=$((reruns + 1)); fi
+    done
   done
-done
-echo "A/A one run a side with --confirm: $false_alarms of $pairs ordered pairs exit 1 ($confirmed_reruns pairs re-ran probes)"
+  echo "$3: A/A one run a side with --confirm: $false_alarms of $pairs ordered pairs exit 1 ($reruns pairs re-ran probes)"
+  for k in 1 3 5; do
+    [ "$k" -ge "$runs" ] && continue
+    dir="$dest/history-$k"
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    for h in $(seq $((runs - k)) $((runs - 1))); do cp "$runs_dir/run$h.json" "$dir/"; done
+    rc=0
+    "$bin" compare --history "$dir" "$runs_dir/run$runs.json" >"$dest/history-$k.md" 2>&1 || rc=$?
+    read -r u inc called total < <(counts "$dest/history-$k.md")
+    echo "$3: history of $k runs: $u unchanged, $inc inconclusive, $called called, of $total figures (exit $rc)"
+  done
+}
 
-last=$runs
-for k in 1 3 5; do
-  [ "$k" -ge "$last" ] && continue
-  dir="$out/history-$k"
-  rm -rf "$dir"
-  mkdir -p "$dir"
-  for h in $(seq $((last - k)) $((last - 1))); do cp "$out/runs/run$h.json" "$dir/"; done
-  rc=0
-  "$bin" compare --history "$dir" "$out/runs/run$last.json" >"$out/history-$k.md" 2>&1 || rc=$?
-  read -r u inc called total < <(counts "$out/history-$k.md")
-  echo "history of $k runs: $u unchanged, $inc inconclusive, $called called, of $total figures (exit $rc)"
+judge "$out/runs" "$out/as-measured" "as measured"
+# On a machine other work loads, every probe is marked disturbed and compare judges none of its
+# figures; with the marks taken out of copies, the same goals show what the band alone does with
+# this node's noise (as rejudge_undisturbed.py does for noise_goals.sh).
+mkdir -p "$out/undisturbed-runs"
+for i in $(seq 1 "$runs"); do
+  python3 -c 'import json,sys
+doc = json.load(open(sys.argv[1]))
+for probe in doc["probes"]:
+    probe.pop("disturbance", None)
+    probe.pop("disturbed", None)
+json.dump(doc, open(sys.argv[2], "w"))' "$out/runs/run$i.json" "$out/undisturbed-runs/run$i.json"
 done
+judge "$out/undisturbed-runs" "$out/undisturbed" "disturbance marks removed"
