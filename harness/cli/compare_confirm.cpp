@@ -66,8 +66,11 @@ nlohmann::json rerun(const std::vector<std::string>& recorded, const std::string
   nlohmann::json doc;
   std::string why;
   try {
-    if (end.started && end.exit_code >= 0 && end.exit_code != 2) doc = load_result_file(dir + "/rerun.json");
-    else why = end.start_error.empty() ? fmt::format("the re-run ended with exit code {}", end.exit_code) : end.start_error;
+    if (end.started && end.exit_code >= 0 && end.exit_code != 2)
+      doc = load_result_file(dir + "/rerun.json");
+    else
+      why =
+          end.start_error.empty() ? fmt::format("the re-run ended with exit code {}", end.exit_code) : end.start_error;
   } catch (const UsageError& e) {
     why = e.what();
   }
@@ -82,12 +85,15 @@ nlohmann::json rerun(const std::vector<std::string>& recorded, const std::string
 void check_confirmable(const report::LabelledResult& candidate) {
   const std::string host = report::host_of(candidate.doc), here = host_name();
   if (host != here)
-    throw UsageError("--confirm", fmt::format("the candidate {} was run on {}, not on this host ({}): only this node's probes can be "
-                                              "run again here",
-                                              candidate.label, host, here));
+    throw UsageError(
+        "--confirm",
+        fmt::format("the candidate {} was run on {}, not on this host ({}): only this node's probes can be "
+                    "run again here",
+                    candidate.label, host, here));
   const auto recorded = recorded_command(candidate.doc);
   if (recorded.size() < 2 || recorded[1] != "run")
-    throw UsageError("--confirm", "the candidate " + candidate.label + " was not written by `nodeaudit run`; only a run's probes can be run again");
+    throw UsageError("--confirm", "the candidate " + candidate.label +
+                                      " was not written by `nodeaudit run`; only a run's probes can be run again");
 }
 
 void confirm_regressions(report::Comparison& comparison, const std::vector<report::LabelledResult>& baselines,
@@ -107,8 +113,8 @@ void confirm_regressions(report::Comparison& comparison, const std::vector<repor
     }
     m.verdict = report::Verdict::inconclusive;
     m.why += "; not confirmed: the re-run on this node " +
-             (repeat == second.metrics.end() ? std::string("did not measure it") : "was " + report::to_string(repeat->verdict) +
-                                                                                        " (" + repeat->why + ")");
+             (repeat == second.metrics.end() ? std::string("did not measure it")
+                                             : "was " + report::to_string(repeat->verdict) + " (" + repeat->why + ")");
   }
 }
 

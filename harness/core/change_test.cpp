@@ -22,8 +22,8 @@ double beta_continued_fraction(double x, double a, double b) {
   for (int m = 1; m <= 500; ++m) {
     const double m2 = 2.0 * m;
     // Even step, then odd step of the fraction's terms.
-    for (const double term : {m * (b - m) * x / ((a + m2 - 1.0) * (a + m2)),
-                              -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0))}) {
+    for (const double term :
+         {m * (b - m) * x / ((a + m2 - 1.0) * (a + m2)), -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0))}) {
       d = 1.0 + term * d;
       d = 1.0 / (std::fabs(d) < tiny ? tiny : d);
       c = 1.0 + term / c;
@@ -39,7 +39,8 @@ double beta_continued_fraction(double x, double a, double b) {
 double regularized_incomplete_beta(double x, double a, double b) {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
-  const double log_front = a * std::log(x) + b * std::log1p(-x) - (std::lgamma(a) + std::lgamma(b) - std::lgamma(a + b));
+  const double log_front =
+      a * std::log(x) + b * std::log1p(-x) - (std::lgamma(a) + std::lgamma(b) - std::lgamma(a + b));
   const double front = std::exp(log_front);
   if (x < (a + 1.0) / (a + b + 2.0)) return front * beta_continued_fraction(x, a, b) / a;
   return 1.0 - front * beta_continued_fraction(1.0 - x, b, a) / b;
@@ -76,13 +77,14 @@ double t_quantile(double p, double degrees_of_freedom) {
   return 0.5 * (lo + hi);
 }
 
-bool ChangeTest::significant() const { return measured() && std::fabs(change) > half_width; }
+bool ChangeTest::significant() const {
+  return measured() && std::fabs(change) > half_width;
+}
 
 std::string ChangeTest::statistic() const {
-  if (!measured())
-    return fmt::format("{} + {} runs: no scatter between runs measured", baseline_runs, candidate_runs);
-  return fmt::format("{:g}% t-interval of the difference of means, {} + {} runs: {:+.1f}% +/- {:.1f}%", change_confidence * 100,
-                     baseline_runs, candidate_runs, change * 100, half_width * 100);
+  if (!measured()) return fmt::format("{} + {} runs: no scatter between runs measured", baseline_runs, candidate_runs);
+  return fmt::format("{:g}% t-interval of the difference of means, {} + {} runs: {:+.1f}% +/- {:.1f}%",
+                     change_confidence * 100, baseline_runs, candidate_runs, change * 100, half_width * 100);
 }
 
 ChangeTest test_change(std::span<const double> baseline, std::span<const double> candidate, double widen) {
@@ -101,8 +103,9 @@ ChangeTest test_change(std::span<const double> baseline, std::span<const double>
   const double squares = squares_about_mean(base) + squares_about_mean(cand);
   test.pooled_sd = std::sqrt(squares / test.degrees_of_freedom);
   test.t_value = t_quantile(0.5 + change_confidence / 2, test.degrees_of_freedom);
-  const double width = widen * test.t_value * test.pooled_sd *
-                       std::sqrt(1.0 / static_cast<double>(baseline.size()) + 1.0 / static_cast<double>(candidate.size()));
+  const double width =
+      widen * test.t_value * test.pooled_sd *
+      std::sqrt(1.0 / static_cast<double>(baseline.size()) + 1.0 / static_cast<double>(candidate.size()));
   test.half_width = scale > 0 ? width / scale : HUGE_VAL;
   return test;
 }

@@ -36,7 +36,8 @@ bool same_file(const fs::path& a, const std::string& b) {
 std::string hosts_text(const std::map<std::string, int>& hosts) {
   if (hosts.empty()) return "no nodeaudit results at all";
   std::string text;
-  for (const auto& [host, count] : hosts) text += fmt::format("{}{} ({} run{})", text.empty() ? "" : ", ", host, count, count == 1 ? "" : "s");
+  for (const auto& [host, count] : hosts)
+    text += fmt::format("{}{} ({} run{})", text.empty() ? "" : ", ", host, count, count == 1 ? "" : "s");
   return "results of " + text + " only";
 }
 
@@ -50,7 +51,8 @@ std::vector<LabelledResult> runs_in(const std::string& dir, const std::string& h
   std::error_code ec;
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(dir, ec))
-    if (entry.is_regular_file(ec) && entry.path().extension() == ".json" && !same_file(entry.path(), except_path)) files.push_back(entry.path());
+    if (entry.is_regular_file(ec) && entry.path().extension() == ".json" && !same_file(entry.path(), except_path))
+      files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   std::vector<std::pair<std::string, LabelledResult>> runs;  // start time, result
   for (const auto& file : files) {
@@ -75,11 +77,13 @@ std::vector<LabelledResult> runs_in(const std::string& dir, const std::string& h
 std::vector<LabelledResult> load_history(const std::string& option, const std::string& dir, const std::string& host,
                                          const std::string& except_path) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw UsageError(option + " " + dir, "not a folder; give the results folder of earlier runs (results/)");
+  if (!fs::is_directory(dir, ec))
+    throw UsageError(option + " " + dir, "not a folder; give the results folder of earlier runs (results/)");
   std::map<std::string, int> hosts;
   std::vector<LabelledResult> runs = runs_in(dir, host, except_path, hosts);
   if (runs.empty())
-    throw UsageError(option + " " + dir, fmt::format("no run of this host ({}) in it; it holds {}", host, hosts_text(hosts)));
+    throw UsageError(option + " " + dir,
+                     fmt::format("no run of this host ({}) in it; it holds {}", host, hosts_text(hosts)));
   return runs;
 }
 
@@ -91,7 +95,8 @@ std::string history_line(const nlohmann::json& doc, const std::string& out_path)
   const std::vector<LabelledResult> runs = runs_in(dir.string(), host_of(doc), out_path, hosts);
   std::string line = fmt::format("earlier runs of this host in {}/: {}", dir.string(), runs.size());
   if (runs.size() < 2)
-    return line + "; a compare measures the noise between runs from 2 or more (`compare " + dir.string() + "/ NEW.json`)\n";
+    return line + "; a compare measures the noise between runs from 2 or more (`compare " + dir.string() +
+           "/ NEW.json`)\n";
   std::vector<std::string> parts;
   std::set<std::string> probes_seen;
   for (const auto& headline : collect_metrics(doc)) {
@@ -106,11 +111,14 @@ std::string history_line(const nlohmann::json& doc, const std::string& out_path)
         }
     const double pct = smallest_callable_change_pct(values);
     parts.push_back(fmt::format("{} {} {}", headline.probe, headline.name,
-                                std::isfinite(pct) ? fmt::format("{:.1f}%", pct) : fmt::format("not known ({} earlier runs hold it)", values.size())));
+                                std::isfinite(pct)
+                                    ? fmt::format("{:.1f}%", pct)
+                                    : fmt::format("not known ({} earlier runs hold it)", values.size())));
   }
   if (parts.empty()) return line + "\n";
-  line += "; the smallest change of each probe's first figure a compare of one new run with them can call (99% t-interval "
-          "from their scatter): ";
+  line +=
+      "; the smallest change of each probe's first figure a compare of one new run with them can call (99% t-interval "
+      "from their scatter): ";
   for (std::size_t i = 0; i < parts.size(); ++i) line += (i ? ", " : "") + parts[i];
   return line + "\n";
 }

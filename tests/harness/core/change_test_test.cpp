@@ -53,7 +53,8 @@ TEST(ChangeTest, ThreeRunsASideCallATenPercentGap) {
   const auto test = test_change(baseline, candidate);
   EXPECT_NEAR(test.half_width, 4.6041 * std::sqrt(2.0 / 3) / 100, 1e-5);
   EXPECT_TRUE(test.significant());
-  EXPECT_NE(test.statistic().find("99% t-interval of the difference of means, 3 + 3 runs: +10.0% +/- 3.8%"), std::string::npos)
+  EXPECT_NE(test.statistic().find("99% t-interval of the difference of means, 3 + 3 runs: +10.0% +/- 3.8%"),
+            std::string::npos)
       << test.statistic();
 }
 

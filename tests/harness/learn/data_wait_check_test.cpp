@@ -16,7 +16,7 @@ namespace nodeaudit::learn {
 namespace {
 
 struct ScorerLoader {
-  double time_s = 0;           // the slowest loader stage per step, for the scorer's samples per node
+  double time_s = 0;  // the slowest loader stage per step, for the scorer's samples per node
   double samples_per_node = 0;
 };
 
@@ -40,7 +40,8 @@ TEST(DataWaitCheck, TheShareOfTheStepSpentWaitingFollowsHowMuchSlowerTheLoaderIs
   LearnedJob job;
   job.timing.samples_per_step = loader.samples_per_node;  // the job takes the scorer's samples per step
   job.timing.shares.data_wait = 0;
-  for (const auto& [compute_s, share] : {std::pair{loader.time_s / 2, 0.5}, std::pair{loader.time_s / 4, 0.75}, std::pair{loader.time_s * 2, 0.0}}) {
+  for (const auto& [compute_s, share] :
+       {std::pair{loader.time_s / 2, 0.5}, std::pair{loader.time_s / 4, 0.75}, std::pair{loader.time_s * 2, 0.0}}) {
     job.timing.step_time_s = compute_s;
     const DataWaitCheck check = check_data_wait(job, profile, result, "cpu-only.json");
     ASSERT_TRUE(check.predicted_share.has_value()) << check.basis;
