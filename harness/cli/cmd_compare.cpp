@@ -1,17 +1,23 @@
 // `nodeaudit compare BASELINE.json [BASELINE.json ..] CANDIDATE.json`: which figures moved beyond
 // the node's run-to-run noise after an upgrade, environment differences first. Several baselines
-// (runs of the node before the change) pool their per-run figures into the noise band. Exit 0 no
-// regression, 1 regression, 2 bad input; inconclusive and disturbed figures never exit 1.
+// (runs of the node before the change) pool their per-run figures into the noise band. A folder as a
+// baseline, or --history DIR, takes this host's earlier runs from it (history.hpp), each a run of its
+// own. --confirm re-runs on this node the probes of the figures it would call regressed and keeps a
+// regression only where the re-run shows it too (compare_confirm.cpp). Exit 0 no regression, 1
+// regression, 2 bad input; inconclusive and disturbed figures never exit 1.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <set>
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/compare_confirm.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/result.hpp"
 #include "harness/report/cli_args.hpp"
 #include "harness/report/compare.hpp"
 #include "harness/report/compare_render.hpp"
+#include "harness/report/history.hpp"
 
 namespace nodeaudit::cli {
 
@@ -21,7 +27,8 @@ struct CompareCliOptions {
   std::vector<std::string> files;  // baselines, then the candidate
   std::string tolerance = "5%";
   std::vector<std::string> metric_tolerances;
-  std::string junit, md;
+  std::string junit, md, history;
+  bool confirm = false;
 };
 
 report::CompareOptions compare_options(const CompareCliOptions& o) {
@@ -56,14 +63,35 @@ void check_tolerances_name_figures(const report::CompareOptions& options, const 
                        "PROBE:METRIC (storage.read:latency_p99) that they hold");
 }
 
-int run_compare(const CompareCliOptions& o) {
-  const report::CompareOptions options = compare_options(o);
-  report::check_outputs_are_new({{"--junit", o.junit}, {"--md", o.md}});
+// The baselines: each file as given, a folder's runs of the candidate's host, and --history's.
+std::vector<report::LabelledResult> load_baselines(const CompareCliOptions& o, const report::LabelledResult& candidate,
+                                                   report::CompareOptions& options) {
   std::vector<report::LabelledResult> baselines;
-  for (std::size_t i = 0; i + 1 < o.files.size(); ++i) baselines.push_back({o.files[i], load_result_file(o.files[i])});
+  const std::string host = report::host_of(candidate.doc);
+  const auto add_history = [&](const std::string& option, const std::string& dir) {
+    for (auto& run : report::load_history(option, dir, host, candidate.label)) baselines.push_back(std::move(run));
+    options.each_file_one_run = true;
+  };
+  for (std::size_t i = 0; i + 1 < o.files.size(); ++i) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(o.files[i], ec)) add_history("compare", o.files[i]);
+    else baselines.push_back({o.files[i], load_result_file(o.files[i])});
+  }
+  if (!o.history.empty()) add_history("--history", o.history);
+  if (baselines.empty())
+    throw UsageError("compare " + o.files.back(), "no baseline: give BASELINE.json [..] CANDIDATE.json, a results folder, or --history DIR");
+  return baselines;
+}
+
+int run_compare(const CompareCliOptions& o) {
+  report::CompareOptions options = compare_options(o);
+  report::check_outputs_are_new({{"--junit", o.junit}, {"--md", o.md}});
   const report::LabelledResult candidate{o.files.back(), load_result_file(o.files.back())};
-  const report::Comparison comparison = report::compare_results(baselines, candidate, options);
+  if (o.confirm) check_confirmable(candidate);
+  const std::vector<report::LabelledResult> baselines = load_baselines(o, candidate, options);
+  report::Comparison comparison = report::compare_results(baselines, candidate, options);
   check_tolerances_name_figures(options, comparison);
+  if (o.confirm) confirm_regressions(comparison, baselines, candidate, options);
   const std::string markdown = report::render_compare_markdown(comparison);
   if (!o.junit.empty()) write_file_atomic(o.junit, report::render_compare_junit(comparison), true);
   if (!o.md.empty()) write_file_atomic(o.md, markdown, true);
@@ -80,9 +108,15 @@ void add_compare_command(CLI::App& root, Action& action) {
       "run-to-run noise (exit 1 on a regression)");
   auto o = std::make_shared<CompareCliOptions>();
   cmd->add_option("files", o->files,
-                  "Results before the change (one or more runs of the node; nodeaudit.result/1 JSON), then the result after it")
+                  "Results before the change (one or more runs of the node; nodeaudit.result/1 JSON, or a results folder whose runs "
+                  "of the candidate's host are taken), then the result after it")
       ->required()
-      ->expected(2, -1);
+      ->expected(1, -1);
+  cmd->add_option("--history", o->history,
+                  "A results folder: this host's earlier runs in it join the baselines, each as one run (their scatter is the noise band)");
+  cmd->add_flag("--confirm", o->confirm,
+                "Re-run on this node the probes of the figures that would be called regressed (the candidate must be this "
+                "node's run) and call a regression only where the re-run shows it too");
   cmd->add_option("--tolerance", o->tolerance,
                   "Change that counts (0 to 100%), when it is also beyond the noise band measured on this "
                   "node from the rounds (wider for tail figures)")

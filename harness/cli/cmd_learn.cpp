@@ -315,7 +315,7 @@ void add_learn_command(CLI::App& root, Action& action) {
   cmd->add_option("--data-dir", o->data_dir, "With --audit: a directory on the storage under test, for the storage probe");
   cmd->add_option("--name", o->name, "The learned profile's name (default learned-<script name>)");
   cmd->add_option("--vary", o->vary, "Run once per value of one setting, interleaved: num_workers, pin_memory, prefetch_factor, persistent_workers, batch_size (every DataLoader's) or env:NAME; e.g. num_workers=2,4,8");
-  cmd->add_option("--repeats", o->repeats, "With --vary: runs per value (1 to 20)")->capture_default_str();
+  cmd->add_option("--repeats", o->repeats, "With --vary: runs per value (2 to 20; a verdict needs the scatter of at least 2)")->capture_default_str();
   cmd->add_option("--data-dir-copy", o->data_dir_copy, "Run the job from its data directory (the one its command names) and from a copy under DIR, interleaved; the copy is removed after")->type_name("DIR");
   cmd->add_option("--html", o->html, "With --vary: also write the report as HTML with a chart of step time per value");
   cmd->add_option("--price-per-hour", o->price_per_hour, "With --vary: hourly price of the node, to cost one run to the target samples before and after");

@@ -1,15 +1,18 @@
 // `learn --vary SETTING=V1,V2,.. [--repeats R]`: first a probe run finds the job's own value of the
 // setting (and refuses a DataLoader setting on a job that makes no DataLoader, before anything is
-// measured); then the job runs once per value, values interleaved (V1 V2 .. V1 V2 ..) R times, so
-// slow drift of the node (page cache, clocks, other load) falls on every value alike; each value's
-// figures with their spread and the verdict against the job's own setting. A value whose run fails
-// is reported failed with its exit code and last lines, the others are kept (exit 1). The best
-// value's learned profile is written beside the result.
+// measured); then one warm-up run of the job, discarded (the first run pays for a cold page cache,
+// compiled kernels and a cold interpreter); then R blocks, each running every value once in a fresh
+// random order, so neither slow drift of the node nor a fixed position in the block favours a value.
+// Each value's figures with their spread and the verdict against the job's own setting, by the rule
+// of harness/core/change_test.hpp. A value whose run fails is reported failed with its exit code and
+// last lines, the others are kept (exit 1). The best value's learned profile is written beside the
+// result.
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -87,11 +90,40 @@ learn::VaryRun to_vary_run(const OneRun& one, const ValidLearn& v, const std::st
   if (!load.cpu_cores.empty()) r.cpu_cores = median(load.cpu_cores);
   r.gpu_peak_bytes = gpu_peak_bytes(one.run);
   r.gpu_util_pct = gpu_util_pct(load);
-  if (one.job.complete) r.target_samples = one.job.fields.target_samples.value;
+  if (one.job.complete) r.target_samples = one.job.fields.target_samples.value, r.target_samples_how = one.job.fields.target_samples.how;
   r.command = reproduce_command(v, value, command);
   return r;
 }
 
+
+struct VaryOrder {
+  std::uint32_t seed = 0;
+  std::vector<std::vector<std::string>> blocks;  // one per repeat: every value once
+};
+
+// A randomized block order: each repeat runs every value once, shuffled afresh. The seed is recorded
+// in the result, so the order can be told and repeated.
+VaryOrder random_order(const std::vector<std::string>& values, int repeats) {
+  VaryOrder order;
+  order.seed = std::random_device{}();
+  std::mt19937 engine(order.seed);
+  for (int r = 0; r < repeats; ++r) {
+    std::vector<std::string> block = values;
+    std::shuffle(block.begin(), block.end(), engine);
+    order.blocks.push_back(std::move(block));
+  }
+  return order;
+}
+
+// One run of the job at the baseline value whose figures are thrown away: it warms the page cache,
+// the compiler caches and the interpreter's files for every value alike. True when interrupted.
+bool warm_up(const LearnOptions& o, const ValidLearn& v, const std::string& baseline, const DataDirCopy* copy) {
+  std::fprintf(stderr, "learn --vary: %s=%s, warm-up run (not counted)\n", v.vary->name.c_str(), baseline.c_str());
+  LearnOptions at_value = o;
+  if (copy) at_value.command = copy->command_at(baseline);
+  const OneRun one = run_learn_once(at_value, v, learn::vary_environment(*v.vary, baseline));
+  return !one.job.complete && one.run.ended_by == "interrupted";
+}
 
 }  // namespace
 
@@ -108,9 +140,21 @@ std::string optimize_or_upgrade_line(const OneRun& one, const ValidLearn& v, con
     }
   }
   const learn::UpgradeInputs in = learn::upgrade_inputs(one.job, gpu_peak_bytes(one.run), gpus, assessment.is_null() ? nullptr : &assessment,
-                                                        v.target_gpus);
+                                                        v.target_gpus, gpu_util_pct(learn::job_load(one.run)));
   return learn::optimize_or_upgrade(in);
 }
+
+namespace {
+
+// A verdict compares the scatter between runs of each value with their difference: one run a value
+// has no scatter, so --vary with one repeat could only print figures it cannot judge.
+void refuse_one_repeat(const ValidLearn& v, const std::string& text) {
+  if (v.vary && v.repeats < 2)
+    throw UsageError("--repeats " + text, "a verdict needs at least 2 runs of each value (their scatter is what a difference is judged "
+                                          "against); the default 3 calls a 10% change in a figure that scatters 2% between runs 4 times in 5");
+}
+
+}  // namespace
 
 void validate_vary_options(const LearnOptions& o, ValidLearn& v) {
   const auto only_with_vary = [&](const std::string& option, const std::string& value) {
@@ -127,7 +171,7 @@ void validate_vary_options(const LearnOptions& o, ValidLearn& v) {
   }
   if (!o.target_gpus.empty()) score::parse_target_gpus(o.target_gpus);  // throws UsageError naming what is accepted
   v.target_gpus = o.target_gpus;
-  if (o.data_dir_copy.empty()) return;
+  if (o.data_dir_copy.empty()) return refuse_one_repeat(v, o.repeats);
   if (v.vary)
     throw UsageError("--data-dir-copy " + o.data_dir_copy, "not with --vary: one change at a time, and the data directory's place is this one");
   const DataDirCopy plan(o.command, o.data_dir_copy);  // checks the command and DIR; copies nothing yet
@@ -136,6 +180,7 @@ void validate_vary_options(const LearnOptions& o, ValidLearn& v) {
   if (!repeats || *repeats < 1 || *repeats > 20) throw UsageError("--repeats " + o.repeats, "must be a whole number from 1 to 20");
   v.repeats = *repeats;
   v.data_dir_copy = o.data_dir_copy;
+  refuse_one_repeat(v, o.repeats);
 }
 
 int execute_learn_vary(const LearnOptions& o, const ValidLearn& v, const std::string& out_path, nlohmann::json doc) {
@@ -166,9 +211,10 @@ int execute_learn_vary(const LearnOptions& o, const ValidLearn& v, const std::st
   }
   std::vector<learn::VaryRun> runs;
   std::map<std::string, OneRun> complete_run;  // per value, its last complete run (for the profile)
-  bool interrupted = false;
+  bool interrupted = warm_up(o, v, baseline, copy.get());
+  const VaryOrder order = random_order(setting.values, v.repeats);
   for (int repeat = 1; repeat <= v.repeats && !interrupted; ++repeat) {
-    for (const auto& value : setting.values) {
+    for (const auto& value : order.blocks[repeat - 1]) {
       std::fprintf(stderr, "learn --vary: %s=%s, repeat %d of %d\n", setting.name.c_str(), value.c_str(), repeat, v.repeats);
       LearnOptions at_value = o;
       if (copy) at_value.command = copy->command_at(value);
@@ -193,13 +239,16 @@ int execute_learn_vary(const LearnOptions& o, const ValidLearn& v, const std::st
     report.advice = optimize_or_upgrade_line(best, v, doc, toml);
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  doc["probes"] = nlohmann::json::array({learn::vary_probe_entry(report, runs, o.command, wall_s)});
+  nlohmann::json entry = learn::vary_probe_entry(report, runs, o.command, wall_s);
+  entry["info"]["order_seed"] = order.seed;
+  entry["info"]["warm_up"] = {{"value", baseline}, {"discarded", true}};
   std::string cpus_text;
   if (confinement) {
     cpus_text = "cpus confined by " + confinement->how() + "\n" + cpus_answer(report, complete_run, v, doc);
-    doc["probes"][0]["info"]["confinement"] = confinement->how();
-    doc["probes"][0]["info"]["cpus_answer"] = cpus_text;
+    entry["info"]["confinement"] = confinement->how();
+    entry["info"]["cpus_answer"] = cpus_text;
   }
+  doc["probes"] = nlohmann::json::array({entry});
   doc["finished_at"] = utc_now_iso8601();
   write_file_atomic(out_path, doc.dump(1) + "\n", false);
   if (!v.md_path.empty()) write_file_atomic(v.md_path, learn::render_vary_markdown(report, v.command_text), true);

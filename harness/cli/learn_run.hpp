@@ -20,7 +20,7 @@ inline constexpr int learn_counted_steps = 1;  // the FLOP counter's step, after
 struct LearnOptions {
   std::string steps = "20", warmup = "5", timeout = "10m";
   std::string out, out_profile, md, name;
-  std::string vary, repeats = "2";
+  std::string vary, repeats = "3";
   std::string html, price_per_hour, target_gpus;  // with --vary
   std::string data_dir_copy;
   std::string result;  // a nodeaudit result of this node holding gpu.gemm
@@ -39,7 +39,7 @@ struct ValidLearn {
   std::optional<learn::VarySetting> vary;
   nlohmann::json node_result;                  // --result's document (null without it)
   std::map<std::string, double> gemm_tflops;  // from --result
-  int repeats = 2;
+  int repeats = 3;
   std::string html_path;
   std::optional<double> price_per_hour;
   std::string target_gpus;  // checked: score::parse_target_gpus accepts it

@@ -8,34 +8,11 @@
 
 #include "harness/core/figure_info.hpp"
 #include "harness/core/stats.hpp"
+#include "harness/core/units.hpp"
 
 namespace nodeaudit {
 
-namespace {
-
-// 1234567 -> "1,234,567": a plain whole number a person reads without counting digits.
-std::string grouped_whole(double value) {
-  const std::string digits = fmt::format("{:.0f}", std::fabs(value));
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return (value < 0 && digits != "0" ? "-" : "") + out;
-}
-
-}  // namespace
-
-std::string format_figure(double value) {
-  if (value == 0) return "0";
-  const double magnitude = std::fabs(value);
-  if (magnitude >= 1e15 || magnitude < 1e-3) return fmt::format("{:.3e}", value);
-  if (magnitude >= 1000) return grouped_whole(value);
-  if (magnitude >= 100) return fmt::format("{:.1f}", value);
-  if (magnitude >= 10) return fmt::format("{:.2f}", value);
-  if (magnitude >= 1) return fmt::format("{:.3f}", value);
-  return fmt::format("{:.4f}", value);
-}
+std::string format_figure(double value) { return format_number(value); }
 
 namespace {
 

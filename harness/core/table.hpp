@@ -8,7 +8,7 @@
 
 namespace nodeaudit {
 
-// "12.3", "0.0123", "1.23e+06": four significant figures, no false precision.
+// "12.3", "0.0123", "1,230,000": format_number (units.hpp), three significant figures, no exponent.
 std::string format_figure(double value);
 
 // One line: id, status, duration, reason.

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -107,6 +108,89 @@ std::string format_duration(double seconds) {
   const auto whole = static_cast<long long>(seconds);
   if (seconds < 3600.0) return fmt::format("{} m {} s", whole / 60, whole % 60);
   return fmt::format("{} h {} m", whole / 3600, (whole % 3600) / 60);
+}
+
+namespace {
+
+// 1234567 -> "1,234,567".
+std::string with_separators(const std::string& digits) {
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// `magnitude` (> 0) rounded to three significant figures, as plain decimal text.
+std::string three_figures(double magnitude) {
+  const int exponent = static_cast<int>(std::floor(std::log10(magnitude)));
+  const double scale = std::pow(10.0, exponent - 2);
+  const double rounded = std::round(magnitude / scale) * scale;  // 3 significant figures, e.g. 12345 -> 12300
+  // Rounding can reach the next power of ten (99.96 -> 100): the decimals follow the rounded value.
+  const int decimals = std::max(0, 2 - static_cast<int>(std::floor(std::log10(rounded * (1 + 1e-12)))));
+  if (decimals > 0) return fmt::format("{:.{}f}", rounded, decimals);
+  return with_separators(fmt::format("{:.0f}", rounded));
+}
+
+struct Scale {
+  double factor;       // in multiples of the figure's own unit
+  const char* unit;    // "ms", "kB", "M"
+  const char* suffix;  // "/s" for a rate
+};
+
+// The scaled units of `unit`, smallest first, in multiples of `unit` itself (a figure in GB is
+// written in the byte scale: 2.621e-04 GB is 262 kB); empty for a unit without a scale.
+std::vector<Scale> scales_of(std::string_view unit) {
+  static const std::vector<std::pair<const char*, double>> times = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}};
+  static const std::vector<std::pair<const char*, double>> bytes = {{"B", 1},     {"kB", 1e3},  {"MB", 1e6},
+                                                                     {"GB", 1e9}, {"TB", 1e12}, {"PB", 1e15}};
+  // Counts below a million read best whole, with separators (1,640); from a million, M, G and T.
+  static const std::vector<std::pair<const char*, double>> counts = {{"", 1}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}};
+  std::vector<Scale> out;
+  const auto pick = [&](const std::vector<std::pair<const char*, double>>& units, std::string_view name, const char* suffix) {
+    for (const auto& [unit_name, factor] : units)
+      if (name == unit_name) {
+        for (const auto& [other, other_factor] : units) out.push_back({other_factor / factor, other, suffix});
+        return true;
+      }
+    return false;
+  };
+  if (unit == "bytes") unit = "B";
+  if (unit == "count") unit = "";
+  if (pick(times, unit, "") || pick(bytes, unit, "") || pick(counts, unit, "")) return out;
+  if (unit.size() > 2 && unit.substr(unit.size() - 2) == "/s" && pick(bytes, unit.substr(0, unit.size() - 2), "/s")) return out;
+  return {};
+}
+
+}  // namespace
+
+std::string format_number(double value) {
+  if (std::isnan(value)) return "not a number";
+  if (std::isinf(value)) return value > 0 ? "infinite" : "-infinite";
+  if (value == 0) return "0";
+  // Below a billionth a figure without a unit to scale is rounding left over from arithmetic (a MAD of
+  // identical values), not a measurement: written as about zero rather than with fifteen zeros.
+  if (std::fabs(value) < 1e-9) return "~0";
+  // A whole number under 1,000 is written whole (8 workers, not 8.00): no precision is invented.
+  if (std::fabs(value) < 1000 && value == std::round(value)) return fmt::format("{:.0f}", value);
+  const std::string text = three_figures(std::fabs(value));
+  return (value < 0 ? "-" : "") + text;
+}
+
+std::string format_quantity(double value, std::string_view unit) {
+  const std::vector<Scale> scales = scales_of(unit);
+  if (scales.empty() || value == 0 || !std::isfinite(value)) {
+    const std::string shown = unit == "count" ? "" : std::string(unit);
+    return format_number(value) + (shown.empty() ? "" : " " + shown);
+  }
+  // The largest scale the value reaches, judged after rounding (999.7 us is 1.00 ms, not 1,000 us).
+  std::size_t pick = 0;
+  for (std::size_t i = 0; i < scales.size(); ++i)
+    if (std::fabs(value) / scales[i].factor >= 0.9995) pick = i;
+  const std::string number = format_number(value / scales[pick].factor);
+  const std::string scaled = std::string(scales[pick].unit) + scales[pick].suffix;
+  return number + (scaled.empty() ? "" : " " + scaled);
 }
 
 }  // namespace nodeaudit

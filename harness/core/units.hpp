@@ -22,4 +22,14 @@ std::string format_bytes(double bytes);
 // "1.5 s", "250 ms", "5 m 0 s"
 std::string format_duration(double seconds);
 
+// The one way a figure is written for a person (terminal, Markdown, HTML; JSON keeps full precision):
+// three significant figures, thousands separators, never exponent notation, and the unit scaled to
+// the value where it has a scale: seconds (ns, us, ms, s), bytes (B, kB, MB, GB, TB, PB; SI, as the
+// figures are measured), a plain count (whole below a million, then M, G, T). Any other unit is written after the number as
+// given. "1.19 ms", "5.14 us", "262 kB", "47.7 M", "12,300 samples/s", "0.000123".
+std::string format_quantity(double value, std::string_view unit);
+// The number alone: three significant figures, thousands separators, no exponent ("1,230", "0.0512";
+// "~0" below a billionth, where only arithmetic rounding is left).
+std::string format_number(double value);
+
 }  // namespace nodeaudit

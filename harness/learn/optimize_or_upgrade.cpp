@@ -21,12 +21,16 @@ std::string figure(const char* what, const SourcedFigure& f) {
 
 }  // namespace
 
-UpgradeInputs upgrade_inputs(const LearnedJob& job, std::optional<double> gpu_peak_bytes, const json& gpus_env, const json* target_assessment, const std::string& target_label) {
+UpgradeInputs upgrade_inputs(const LearnedJob& job, std::optional<double> gpu_peak_bytes, const json& gpus_env, const json* target_assessment,
+                             const std::string& target_label, std::optional<double> gpu_util_pct, std::optional<double> all_reduce_share) {
   UpgradeInputs in;
   const StepShares& s = job.timing.shares;
   in.data_wait_share = {s.data_wait, "measured: data wait share of the measured steps"};
+  if (all_reduce_share) in.comm_share = {*all_reduce_share, "measured: the job's all-reduce time over its step"};
+  else if (job.world_size > 1) in.comm_not_judged = "communication not judged: the job's all-reduce time was not measured";
   if (job.gpu) {
-    in.compute_share = {1 - s.data_wait - s.checkpoint, "measured: forward, backward and optimizer share of the step on this node's GPU"};
+    if (gpu_util_pct) in.compute_share = {*gpu_util_pct / 100, "measured: NVML GPU utilization over the measured steps"};
+    else in.compute_share = {1 - s.data_wait - s.checkpoint, "CPU wall-clock, not GPU: the step's time outside data wait and checkpoint"};
     const double total = gpus_env.is_array() && !gpus_env.empty() ? gpus_env[0].value("memory_total_bytes", 0.0) : 0.0;
     if (total > 0 && gpu_peak_bytes && *gpu_peak_bytes > 0)
       in.memory_share = {*gpu_peak_bytes / total, "measured: the largest rank's peak allocated of the GPU's memory"};
@@ -67,6 +71,9 @@ std::string optimize_or_upgrade(const UpgradeInputs& in, const score::Thresholds
     figures.push_back(figure("communication", *in.comm_share));
     if (in.comm_share->value > t.upgrade_wait_max)
       blockers.push_back(fmt::format("communication {} > {}", pct(in.comm_share->value), pct(t.upgrade_wait_max)));
+  } else if (!in.comm_not_judged.empty()) {
+    figures.push_back(in.comm_not_judged);
+    blockers.push_back("communication not known");
   }
   std::string text = blockers.empty() ? "upgrade is justified" : "optimize first: " + fmt::format("{}", fmt::join(blockers, "; "));
   return text + fmt::format(" — {}", fmt::join(figures, ", "));

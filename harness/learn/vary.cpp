@@ -7,8 +7,10 @@
 
 #include <fmt/format.h>
 
-#include "harness/core/stats.hpp"
 #include <fmt/ranges.h>
+
+#include "harness/core/change_test.hpp"
+#include "harness/core/stats.hpp"
 
 #include "harness/core/errors.hpp"
 #include "harness/core/result.hpp"
@@ -139,7 +141,7 @@ VaryValue gather(const VarySetting& setting, const std::string& value, const std
     if (r.cpu_cores) v.cpu_cores.push_back(*r.cpu_cores);
     if (r.gpu_peak_bytes) v.gpu_peak_bytes.push_back(*r.gpu_peak_bytes);
     if (r.gpu_util_pct) v.gpu_util_pct.push_back(*r.gpu_util_pct);
-    if (r.target_samples > 0) v.target_samples = r.target_samples;
+    if (r.target_samples > 0) v.target_samples = r.target_samples, v.target_samples_how = r.target_samples_how;
   }
   const Spread figure = spread_of(setting.per_sample_rate() ? v.samples_per_s : v.step_time_s);
   v.figure_median = figure.median;
@@ -148,22 +150,24 @@ VaryValue gather(const VarySetting& setting, const std::string& value, const std
   return v;
 }
 
+// The rule of harness/core/change_test.hpp on the value's repeats against the baseline's: better or
+// worse only when the 99% t-interval of the difference of the means leaves zero.
 void judge(const VarySetting& setting, const VaryValue& base, VaryValue& v) {
   const bool higher_is_better = setting.per_sample_rate();
-  const std::size_t runs_v = v.step_time_s.size(), runs_base = base.step_time_s.size();
-  if (runs_v == 0 || runs_base == 0 || !v.failures.empty() || !base.failures.empty()) {
+  const auto& figure = [&](const VaryValue& x) -> const std::vector<double>& { return higher_is_better ? x.samples_per_s : x.step_time_s; };
+  if (figure(v).empty() || figure(base).empty() || !v.failures.empty() || !base.failures.empty()) {
     v.verdict = "not judged (a run failed)";
     return;
   }
-  v.gain = higher_is_better ? v.figure_median / base.figure_median - 1 : 1 - v.figure_median / base.figure_median;
-  if (runs_v < 2 || runs_base < 2) {
-    v.verdict = "not judged (one repeat: no spread)";
+  const ChangeTest test = test_change(figure(base), figure(v));
+  v.gain = higher_is_better ? test.change : -test.change;
+  v.statistic = test.statistic();
+  if (!test.measured()) {
+    v.verdict = "not judged (one run a value: no scatter between runs)";
     return;
   }
-  const double spread = std::max(v.figure_max - v.figure_min, base.figure_max - base.figure_min);
-  const double difference = v.figure_median - base.figure_median;
-  if (std::fabs(difference) <= spread) v.verdict = "no difference beyond the spread";
-  else v.verdict = (difference < 0) != higher_is_better ? "better" : "worse";
+  if (!test.significant()) v.verdict = "no difference";
+  else v.verdict = v.gain > 0 ? "better" : "worse";
 }
 
 }  // namespace
@@ -183,7 +187,9 @@ VaryReport summarize_vary(const VarySetting& setting, int repeats, const std::ve
   const bool all_measured = std::all_of(report.values.begin(), report.values.end(), [](const VaryValue& v) { return v.figure_median > 0; });
   if (all_measured) {
     const auto best = std::min_element(report.values.begin(), report.values.end(), [&](const VaryValue& a, const VaryValue& b) {
-      return higher_is_better ? a.figure_median > b.figure_median : a.figure_median < b.figure_median;
+      const double mean_a = summarize(higher_is_better ? a.samples_per_s : a.step_time_s).mean;
+      const double mean_b = summarize(higher_is_better ? b.samples_per_s : b.step_time_s).mean;
+      return higher_is_better ? mean_a > mean_b : mean_a < mean_b;
     });
     report.best = best->value;
   }

@@ -1,10 +1,12 @@
 // `learn --vary SETTING=V1,V2,..`: the one setting changed per run (a DataLoader constructor
 // argument, overridden by the injected module for every DataLoader the job makes, or an environment
 // variable), the runs' figures gathered per value, and the verdict of each value against the
-// baseline (the job's own setting when it is among the values, else the first value): `better` /
-// `worse` when the medians differ by more than the larger of the two values' spreads (max - min over
-// the repeats), else `no difference beyond the spread`; `not judged` with one repeat (no spread to
-// judge against) or when runs failed.
+// baseline (the job's own setting when it is among the values, else the first value), by the rule
+// of harness/core/change_test.hpp on the repeats' figures (step time, or samples/s for batch_size):
+// `better` / `worse` when the 99% t-interval of the difference of the means leaves zero, else `no
+// difference`; each verdict carries the statistic. `not judged` when runs failed. The runs go in a
+// random interleaved order after one discarded warm-up run (cmd_learn_vary.cpp), and at least two
+// repeats are needed (one gives no scatter to judge against).
 #pragma once
 
 #include <map>
@@ -47,6 +49,7 @@ struct VaryRun {
   std::optional<double> gpu_peak_bytes;  // the largest rank's peak allocated GPU memory, on a GPU node
   std::optional<double> gpu_util_pct;    // NVML utilization over the measured steps: each GPU's median, averaged over the job's GPUs
   double target_samples = 0;             // the learned profile's target_samples (0 when not learned)
+  std::string target_samples_how;        // how it was learned (an assumption, said on the cost line)
   std::string command;                   // the exact command that reproduces this run
 };
 
@@ -62,9 +65,11 @@ struct VaryValue {
   std::vector<std::string> failures;
   double figure_median = 0, figure_min = 0, figure_max = 0;  // step time, or samples/s for batch_size
   std::string verdict;   // against the baseline; "baseline" for it
-  double gain = 0;       // fraction: step time saved, or samples/s gained, over the baseline
+  std::string statistic; // how the verdict was reached (ChangeTest::statistic)
+  double gain = 0;       // fraction: step time saved, or samples/s gained, over the baseline (means)
   std::string command;   // the command that reproduces one run of this value
   double target_samples = 0;
+  std::string target_samples_how;
 };
 
 struct VaryReport {

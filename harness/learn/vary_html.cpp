@@ -73,7 +73,7 @@ std::string render_vary_html(const VaryReport& r, const std::string& command_tex
   out += fmt::format("<title>{} varied</title>\n<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}"
                      "td,th{{border:1px solid #bbb;padding:3px 8px;text-align:left}}code{{background:#f3f3f3}}</style></head><body>\n",
                      escaped(r.setting.name));
-  out += fmt::format("<h1>{} varied in <code>{}</code></h1>\n<p>{} repeat(s) of each value, interleaved; {}.</p>\n", escaped(r.setting.name),
+  out += fmt::format("<h1>{} varied in <code>{}</code></h1>\n<p>{} repeat(s) of each value, each repeat in a random order, after a warm-up run not counted; {}.</p>\n", escaped(r.setting.name),
                      escaped(command_text), r.repeats, escaped(baseline_sentence(r)));
   const bool gpu = any_gpu_figure(r);
   out += fmt::format("<table class=\"vary\"><tr><th>value</th><th>step time (range)</th><th>samples/s (range)</th><th>data wait (range)</th>"

@@ -1,5 +1,5 @@
-// `learn --vary`'s result entry (`learn.vary`): per value its repeats as metrics (so `compare` and
-// the report read them like any probe's), and in `info` everything the report shows, so a recorded
+// `learn --vary`'s result entry (`learn.vary`): per value its repeats as metrics, each repeat also a
+// round median (so `compare` reads their scatter as the noise between runs, and the report reads them like any probe's), and in `info` everything the report shows, so a recorded
 // result renders the same report again (vary_report_from_entry).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -35,11 +35,12 @@ std::vector<Metric> value_metrics(const VaryReport& report, const VaryValue& v) 
 
 json value_json(const VaryReport& report, const VaryValue& v) {
   json out = {{"value", v.value}, {"figure", report.setting.per_sample_rate() ? "samples_per_s" : "step_time_s"},
-              {"median", v.figure_median}, {"min", v.figure_min}, {"max", v.figure_max}, {"verdict", v.verdict},
+              {"median", v.figure_median}, {"min", v.figure_min}, {"max", v.figure_max}, {"verdict", v.verdict}, {"statistic", v.statistic},
               {"gain", v.gain}, {"failures", v.failures}, {"command", v.command},
               {"step_time_s", v.step_time_s}, {"samples_per_s", v.samples_per_s}, {"data_wait_share", v.data_wait_share},
               {"cpu_cores", v.cpu_cores}, {"gpu_peak_allocated_bytes", v.gpu_peak_bytes},
-              {"gpu_utilization_pct", v.gpu_util_pct}, {"target_samples", v.target_samples}};
+              {"gpu_utilization_pct", v.gpu_util_pct}, {"target_samples", v.target_samples},
+              {"target_samples_how", v.target_samples_how}};
   if (const auto hours = run_hours(v)) out["run_hours"] = *hours;
   if (const auto cost = run_cost(report, v)) out["run_cost"] = *cost;
   return out;
@@ -73,7 +74,12 @@ json vary_probe_entry(const VaryReport& report, const std::vector<VaryRun>& runs
                {"best_profile", report.best_profile_path}, {"advice", report.advice}, {"runs", run_list}};
   if (report.price_per_hour) info["price_per_hour"] = *report.price_per_hour;
   const Outcome outcome = failed ? Outcome::failed("a run failed for at least one value; the others are kept") : Outcome::ok();
-  return probe_entry("learn.vary", outcome, params, wall_s, metrics, {}, info);
+  json entry = probe_entry("learn.vary", outcome, params, wall_s, metrics, {}, info);
+  // Each repeat is a run of its own (a fresh job): its figure is that run's figure, so the repeats are
+  // the runs whose scatter compare measures noise from, as rounds are for `run`.
+  for (auto& metric : entry["metrics"])
+    if (metric["samples"].size() >= 2) metric["round_medians"] = metric["samples"];
+  return entry;
 }
 
 VaryReport vary_report_from_entry(const json& entry) {
@@ -97,6 +103,7 @@ VaryReport vary_report_from_entry(const json& entry) {
     v.figure_min = j.value("min", 0.0);
     v.figure_max = j.value("max", 0.0);
     v.verdict = j.value("verdict", "");
+    v.statistic = j.value("statistic", "");
     v.gain = j.value("gain", 0.0);
     v.failures = j.value("failures", std::vector<std::string>{});
     v.command = j.value("command", "");
@@ -107,6 +114,7 @@ VaryReport vary_report_from_entry(const json& entry) {
     v.gpu_peak_bytes = numbers(j, "gpu_peak_allocated_bytes");
     v.gpu_util_pct = numbers(j, "gpu_utilization_pct");
     v.target_samples = j.value("target_samples", 0.0);
+    v.target_samples_how = j.value("target_samples_how", "");
     r.values.push_back(std::move(v));
   }
   return r;

@@ -27,6 +27,14 @@ std::string range_text(const std::vector<double>& values, double scale, const ch
   return fmt::format("{}{} ({} to {})", one(s.median), suffix, one(s.min), one(s.max));
 }
 
+// A figure with a unit scaled to it (format_quantity): "112 ms (98.1 ms to 130 ms)".
+std::string quantity_range(const std::vector<double>& values, const char* unit) {
+  if (values.empty()) return "-";
+  const Spread s = spread_of(values);
+  if (s.count == 1) return format_quantity(s.median, unit);
+  return fmt::format("{} ({} to {})", format_quantity(s.median, unit), format_quantity(s.min, unit), format_quantity(s.max, unit));
+}
+
 }  // namespace
 
 bool any_gpu_figure(const VaryReport& r) {
@@ -38,13 +46,12 @@ std::vector<VaryRow> vary_rows(const VaryReport& r) {
   const VaryValue* base = find_value(r, r.baseline);
   for (const auto& v : r.values) {
     std::string verdict = v.verdict;
-    if (v.verdict != "baseline" && v.figure_median > 0 && base && base->figure_median > 0)
-      verdict += fmt::format(" ({:+.1f}% {})", 100 * (r.setting.per_sample_rate() ? v.gain : -v.gain),
-                             r.setting.per_sample_rate() ? "samples/s" : "step time");
+    if (v.verdict != "baseline" && !v.statistic.empty() && base)
+      verdict += fmt::format(" ({}: {})", r.setting.per_sample_rate() ? "samples/s" : "step time", v.statistic);
     for (const auto& f : v.failures) verdict += "; failed " + f;
     const std::string peak = v.gpu_peak_bytes.empty() ? "-" : format_bytes(spread_of(v.gpu_peak_bytes).median);
     const std::string gpu = range_text(v.gpu_util_pct, 1, "{:.0f}", "%") + ", " + peak;
-    out.push_back({v.value, range_text(v.step_time_s, 1e3, "{:.2f}", " ms"), range_text(v.samples_per_s, 1, "{:.4g}", ""),
+    out.push_back({v.value, quantity_range(v.step_time_s, "s"), quantity_range(v.samples_per_s, "count"),
                    range_text(v.data_wait_share, 100, "{:.1f}", "%"), range_text(v.cpu_cores, 1, "{:.2f}", ""), gpu, verdict});
   }
   return out;
@@ -80,13 +87,19 @@ std::vector<std::string> cost_lines(const VaryReport& r) {
     const VaryValue* v = find_value(r, value);
     const auto hours = v ? run_hours(*v) : std::nullopt;
     const std::string label = value == r.baseline ? "before" : "after";
-    if (!hours) {
+    if (label == "after" && v && v->verdict != "better") {
+      // A cost "after" is a claim that the change saves something; the rule did not find it does.
+      out.push_back(fmt::format("cost of one run after ({}={}): not given: its verdict is {}, so no saving is shown", r.setting.name, value,
+                                v->verdict));
+    } else if (!hours) {
       out.push_back(fmt::format("cost of one run {} ({}={}): not known (no samples/s or target_samples learned)", label, r.setting.name, value));
     } else {
-      out.push_back(fmt::format("cost of one run {} ({}={}): {:.4g} = {:.4g} per hour x {:.3g} h ({:.4g} target samples, the learned profile's "
-                                "target_samples, at {:.4g} samples/s)",
-                                label, r.setting.name, value, *run_cost(r, *v), *r.price_per_hour, *hours, v->target_samples,
-                                spread_of(v->samples_per_s).median));
+      out.push_back(fmt::format("cost of one run {} ({}={}): {} = {} per hour x {} h ({} target samples, the learned profile's "
+                                "target_samples{}, at {} samples/s)",
+                                label, r.setting.name, value, format_number(*run_cost(r, *v)), format_number(*r.price_per_hour),
+                                format_number(*hours), format_number(v->target_samples),
+                                v->target_samples_how.empty() ? "" : ": " + v->target_samples_how,
+                                format_number(spread_of(v->samples_per_s).median)));
     }
     if (value == r.best.value_or(r.baseline) && value == r.baseline) break;
   }
@@ -98,7 +111,7 @@ std::vector<std::string> cost_lines(const VaryReport& r) {
 using namespace detail;
 
 std::string render_vary(const VaryReport& r, const std::string& command_text) {
-  std::string out = fmt::format("\nvaried {} over {} ({} repeat(s) each, interleaved) in `{}`; {}\n", r.setting.name,
+  std::string out = fmt::format("\nvaried {} over {} ({} repeat(s) each, in a random order per repeat, after a warm-up run not counted) in `{}`; {}\n", r.setting.name,
                                 fmt::join(r.setting.values, ", "), r.repeats, command_text, baseline_sentence(r));
   const bool gpu = any_gpu_figure(r);
   out += fmt::format("  {:<8} {:<28} {:<24} {:<22} {:<20} {}{}\n", "value", "step time (range)", "samples/s", "data wait", "CPU cores",
@@ -115,7 +128,7 @@ std::string render_vary(const VaryReport& r, const std::string& command_text) {
 }
 
 std::string render_vary_markdown(const VaryReport& r, const std::string& command_text) {
-  std::string out = fmt::format("# {} varied in `{}`\n\n{} repeat(s) of each value, interleaved; {}.\n\n", r.setting.name, command_text,
+  std::string out = fmt::format("# {} varied in `{}`\n\n{} repeat(s) of each value, each repeat in a random order, after a warm-up run not counted; {}.\n\n", r.setting.name, command_text,
                                 r.repeats, baseline_sentence(r));
   const bool gpu = any_gpu_figure(r);
   out += fmt::format("| value | step time (range) | samples/s (range) | data wait (range) | CPU cores (range) |{} verdict |\n", gpu ? " GPU utilization (range), peak allocated |" : "");

@@ -22,8 +22,15 @@ std::string to_string(Verdict verdict) {
 
 std::string verdict_text(const MetricChange& change) {
   const bool called = change.verdict == Verdict::regression || change.verdict == Verdict::improvement;
-  if (!called || change.band.measured) return to_string(change.verdict);
-  return to_string(change.verdict) + " (noise not measured on this node: confirm with --rounds 3)";
+  if (!called) return to_string(change.verdict);
+  if (change.band.measured) return to_string(change.verdict) + " (99% t-interval of the difference of means)";
+  return to_string(change.verdict) + " (within-run 95% intervals apart; noise between runs not measured)";
+}
+
+std::string more_runs_advice(const MetricRecord& record) {
+  const std::string sides = "compare several results a side, or this node's earlier results with --history DIR";
+  if (record.probe.rfind("learn", 0) == 0) return "noise between runs not measured: " + sides;
+  return "noise between runs not measured: run with --rounds 3, or " + sides;
 }
 
 int Comparison::count(Verdict verdict) const {
@@ -64,15 +71,8 @@ std::string disturbed_text(const std::string& side, const std::vector<std::strin
   return text + ")";
 }
 
-std::string resolution_text(const NoiseBand& band, double tolerance_pct) {
-  return fmt::format("run-to-run spread {:.0f}% exceeds the {:g}% tolerance: this node cannot resolve a {:g}% change in "
-                     "this figure",
-                     band.spread_pct, tolerance_pct, tolerance_pct);
-}
-
 std::string band_text(const NoiseBand& band) {
-  return fmt::format("the {:.1f}% noise band (99% interval from the runs' {:.1f}% spread{})", band.band_pct, band.spread_pct,
-                     band.tail ? ", widened for a tail figure" : "");
+  return fmt::format("the {:.1f}% noise band ({}; runs' spread {:.1f}%)", band.band_pct, band.statistic, band.spread_pct);
 }
 
 void call_direction(MetricChange& change) {
@@ -80,43 +80,43 @@ void call_direction(MetricChange& change) {
   change.verdict = larger == change.baseline.higher_is_better ? Verdict::improvement : Verdict::regression;
 }
 
-// Neither side has rounds: nothing measured says how far this figure moves between runs, so the
-// tolerance and the intervals of the two medians decide, and the call asks for rounds to confirm it.
+// Neither side has two runs: nothing measured says how far this figure moves between runs, so the
+// tolerance and the within-run 95% intervals of the two medians decide, and the call says so.
 void judge_without_noise(MetricChange& change, const std::string& moved) {
   const double magnitude = change.delta_pct ? std::fabs(*change.delta_pct) : HUGE_VAL;
   const double tolerance = change.tolerance_pct;
   if (magnitude <= tolerance) {
-    change.why = fmt::format("{} is within the {:g}% tolerance (noise not measured on this node)", moved, tolerance);
+    change.why = fmt::format("{} is within the {:g}% tolerance (noise between runs not measured on this node)", moved, tolerance);
   } else if (change.intervals_overlap) {
     change.verdict = Verdict::inconclusive;
-    change.why = fmt::format("{} is beyond the {:g}% tolerance but the 95% intervals of the medians overlap; noise not "
-                             "measured on this node: confirm with --rounds 3",
-                             moved, tolerance);
+    change.why = fmt::format("{} is beyond the {:g}% tolerance but the within-run 95% intervals of the medians overlap; {}", moved,
+                             tolerance, more_runs_advice(change.baseline));
   } else {
     call_direction(change);
-    change.why = fmt::format("{} beyond the {:g}% tolerance, 95% intervals apart; noise not measured on this node: "
-                             "confirm with --rounds 3",
-                             moved, tolerance);
+    change.why = fmt::format("{} beyond the {:g}% tolerance, within-run 95% intervals of the medians apart; {}", moved, tolerance,
+                             more_runs_advice(change.baseline));
   }
 }
 
-// The verdict once the figures are comparable and neither side was disturbed (rules in compare.hpp).
+// The verdict once the figures are comparable and neither side was disturbed (rules in compare.hpp):
+// a change is called only beyond the tolerance and beyond the band; a figure whose band is wider
+// than the tolerance and whose change the band does not exclude is inconclusive.
 void judge_change(MetricChange& change, const std::string& moved) {
   if (!change.band.measured) return judge_without_noise(change, moved);
   const double magnitude = change.delta_pct ? std::fabs(*change.delta_pct) : HUGE_VAL;
   const double tolerance = change.tolerance_pct;
-  const bool resolvable = change.band.spread_pct <= tolerance;
-  if (magnitude <= tolerance && resolvable) {
-    change.why = fmt::format("{} is within the {:g}% tolerance", moved, tolerance);
-  } else if (magnitude <= change.band.width_pct() && !resolvable) {
+  const double band = change.band.width_pct();
+  if (magnitude <= tolerance && band <= tolerance) {
+    change.why = fmt::format("{} is within the {:g}% tolerance, and {} resolves it", moved, tolerance, band_text(change.band));
+  } else if (magnitude <= tolerance || magnitude <= band) {
     change.verdict = Verdict::inconclusive;
-    change.why = fmt::format("{} (change {}; {})", resolution_text(change.band, tolerance), moved, change.band.source);
-  } else if (magnitude <= change.band.width_pct()) {
-    change.why = fmt::format("{} is inside the noise band ({})", moved, band_text(change.band));
+    change.why = fmt::format("{}: {} is wider than the {:g}% tolerance, so this node cannot tell a {:g}% change in this figure "
+                             "from its noise with these runs",
+                             moved, band_text(change.band), tolerance, tolerance);
   } else if (change.intervals_overlap) {
     change.verdict = Verdict::inconclusive;
-    change.why = fmt::format("{} is beyond the {:g}% tolerance and {}, but the 95% intervals of the two medians "
-                             "overlap: the repetitions inside the runs do not separate them",
+    change.why = fmt::format("{} is beyond the {:g}% tolerance and {}, but the within-run 95% intervals of the two medians "
+                             "overlap",
                              moved, tolerance, band_text(change.band));
   } else {
     call_direction(change);
@@ -284,8 +284,8 @@ struct PooledBaseline {
   std::vector<std::string> present_in;
 };
 
-void add_to_side(MetricSide& side, const MetricRecord& record, const std::string& label) {
-  const std::vector<double> runs = runs_of(record);
+void add_to_side(MetricSide& side, const MetricRecord& record, const std::string& label, bool each_file_one_run) {
+  const std::vector<double> runs = each_file_one_run ? std::vector<double>{record.median} : runs_of(record);
   side.runs.insert(side.runs.end(), runs.begin(), runs.end());
   if (record.disturbed) side.disturbed.push_back(label + ": " + record.disturbance);
 }
@@ -318,7 +318,7 @@ Comparison compare_results(const std::vector<LabelledResult>& baselines, const L
       auto [it, fresh] = pooled.try_emplace(key, PooledBaseline{MetricSide{record, {}, {}}, {}});
       if (fresh) baseline_order.push_back(key);
       if (!it->second.present_in.empty() && it->second.present_in.back() == b.label) continue;  // a repeated series
-      add_to_side(it->second.side, record, b.label);
+      add_to_side(it->second.side, record, b.label, options.each_file_one_run);
       it->second.present_in.push_back(b.label);
     }
   std::map<std::string, MetricSide> candidates;
@@ -327,7 +327,7 @@ Comparison compare_results(const std::vector<LabelledResult>& baselines, const L
     const std::string key = pairing_key(record);
     auto [it, fresh] = candidates.try_emplace(key, MetricSide{record, {}, {}});
     if (fresh) {
-      add_to_side(it->second, record, candidate.label);
+      add_to_side(it->second, record, candidate.label, options.each_file_one_run);
       candidate_order.push_back(key);
     }
   }

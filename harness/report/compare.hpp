@@ -3,26 +3,23 @@
 //   - unit or direction differ                        -> incomparable
 //   - either side's probe ran beside foreign load     -> disturbed (not judged; which side, how much)
 //   - the same per-run figures on both sides          -> unchanged (a file compared with itself)
-//   With the between-run spread measured (rounds or several baselines on either side):
-//   - |change| <= tolerance, spread <= tolerance      -> unchanged
-//   - |change| <= band, spread > tolerance            -> inconclusive: the node cannot resolve a
-//                                                        change of the tolerance's size in this figure
-//   - |change| <= band                                -> unchanged (inside the noise band)
-//   - the 95% intervals of the medians overlap        -> inconclusive (the repetitions inside the
-//                                                        runs do not separate the two sides)
+//   With the between-run scatter measured (two runs or more on either side: rounds, repeats, several
+//   baselines, or --history), the band is the rule of harness/core/change_test.hpp:
+//   - |change| <= tolerance and band <= tolerance     -> unchanged
+//   - |change| <= tolerance or |change| <= band       -> inconclusive: the band is wider than the
+//                                                        tolerance and does not exclude the change
+//   - the within-run 95% intervals of the medians     -> inconclusive (a figure read from histogram
+//     overlap                                            buckets can show rounds in one bucket, s = 0)
 //   - otherwise                                       -> regression or improvement, by direction
-//   With it not measured (one run each side: results written before rounds existed):
+//   So only a change beyond the tolerance AND the band is ever called.
+//   With it not measured (one run each side):
 //   - |change| <= tolerance                           -> unchanged
 //   - the 95% intervals of the medians overlap        -> inconclusive
-//   - otherwise                                       -> regression or improvement, said as "noise
-//                                                        not measured on this node: confirm with
-//                                                        --rounds 3"; a regression fails the gate
-// The band is the 99% interval of the difference of the two centres under the runs' scatter
-// (noise_band.hpp): with two rounds a side the scatter rests on two differences, so the band is
-// wide (Student's t), where twice the wider range called about 7 in 100 unchanged figures a change.
-// The band alone is not enough: a figure read from histogram buckets can show two rounds in the
-// same bucket (spread 0). So a change must also leave the 95% intervals of the two medians, the
-// noise of the repetitions inside each run.
+//   - otherwise                                       -> regression or improvement, said as "within-run
+//                                                        95% intervals apart; noise between runs not
+//                                                        measured"; a regression fails the gate
+// The change is measured between the two sides' means of their per-run figures, the centre the band's
+// interval is about.
 // Inconclusive and disturbed never fail the gate; they are counted and listed apart.
 #pragma once
 
@@ -43,6 +40,9 @@ struct CompareOptions {
   // Per-metric tolerance: key is a metric name ("latency_p99") or "<probe id>:<metric>"
   // ("storage.read:latency_p99"); the probe-qualified key wins.
   std::map<std::string, double> metric_tolerance_pct;
+  // Each result is one run (its rounds merged into its median), as when the baseline is this node's
+  // history: the scatter between whole runs, not between the rounds inside one, is then the noise.
+  bool each_file_one_run = false;
 };
 
 enum class Verdict { unchanged, regression, improvement, incomparable, inconclusive, disturbed };
@@ -68,8 +68,10 @@ struct MetricChange {
   std::string why;  // "within 5% tolerance", "run-to-run spread 21% exceeds the 5% tolerance: ...", ...
   std::vector<std::string> missing_from;  // baseline files without this metric (params or probes differ)
 };
-// The verdict as printed: a call made without this node's measured noise says so.
+// The verdict as printed, naming its statistic; a call made without this node's measured noise says so.
 std::string verdict_text(const MetricChange& change);
+// What measures the noise between runs for a figure of this probe (its command's own options).
+std::string more_runs_advice(const MetricRecord& record);
 
 struct EnvDifference {
   std::string field;  // "software.driver", "GPU count", "host.kernel"

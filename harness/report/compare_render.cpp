@@ -17,7 +17,8 @@ std::string figure_with_interval(const MetricRecord& record) {
   return fmt::format("{} [{}, {}]", format_figure(record.median), format_figure(record.ci_lo), format_figure(record.ci_hi));
 }
 
-// With several runs, their median and range (the between-run noise); with one, the median and its interval.
+// With several runs, their mean (the centre the change is measured from) and range (the between-run
+// noise); with one, the median and its interval.
 std::string figure_of_side(const MetricRecord& record, const std::vector<double>& runs, double centre) {
   if (runs.size() < 2) return figure_with_interval(record);
   const auto [lo, hi] = std::minmax_element(runs.begin(), runs.end());
@@ -92,7 +93,7 @@ std::string metric_rows(const Comparison& c, const std::function<bool(const Metr
 std::string metrics_section(const std::string& title, const std::string& note, const std::string& rows) {
   if (rows.empty()) return "";
   return "## " + title + "\n\n" + (note.empty() ? "" : note + "\n\n") +
-         "| metric | unit | baseline median [95% CI] or (runs: range) | candidate | change | run-to-run spread | verdict | why |\n"
+         "| metric | unit | baseline median [95% CI] or mean (runs: range) | candidate | change | run-to-run spread | verdict | why |\n"
          "|---|---|---|---|---|---|---|---|\n" +
          rows + "\n";
 }
@@ -105,8 +106,8 @@ std::string unmeasured_section(const Comparison& c) {
   if (figures == 0) return "";
   return fmt::format("## Noise not measured on this node\n\nFor {} figure{} neither side has rounds or several "
                      "baselines, so this node's spread between runs is not known. Such a figure is called only beyond "
-                     "the tolerance with the 95% intervals of the two medians apart; confirm a call with `--rounds 3` "
-                     "on both sides.\n\n",
+                     "the tolerance with the within-run 95% intervals of the two medians apart; to measure the noise, "
+                     "compare several results a side, or this node's earlier results with `--history DIR`.\n\n",
                      figures, figures == 1 ? "" : "s");
 }
 
@@ -123,16 +124,17 @@ std::string one_side_section(const std::string& title, const std::vector<MetricR
 std::string render_compare_markdown(const Comparison& c) {
   std::string out = "# nodeaudit compare\n\n";
   out += fmt::format("Baseline `{}`, candidate `{}`. Default tolerance {:g}%; a change counts only beyond the "
-                     "tolerance and beyond the noise band measured on this node (the 99% interval of the change that "
-                     "the scatter of the rounds of each result and of several baselines allows, wider for tail figures "
-                     "such as p99), with the 95% intervals of the two medians apart. A figure whose spread "
-                     "exceeds the tolerance is inconclusive; a figure from a disturbed run is not judged. Neither fails "
+                     "tolerance and beyond the noise band measured on this node (half the 99% Student-t interval of the "
+                     "difference of the two sides' means of their runs, from the pooled scatter of the rounds, repeats and "
+                     "several baselines; half as wide again for tail figures such as p99), with the within-run 95% "
+                     "intervals of the two medians apart. A figure whose band is wider than the tolerance and does not "
+                     "exclude its change is inconclusive; a figure from a disturbed run is not judged. Neither fails "
                      "the gate.\n\n",
                      c.baseline_label, c.candidate_label, c.tolerance_pct);
   out += summary_line(c) + "\n\n";
   out += env_section(c) + between_baselines_section(c) + probe_section(c);
   out += metrics_section("Changed beyond noise", "", metric_rows(c, is_changed));
-  out += metrics_section("Inconclusive", "The node's run-to-run spread in these figures exceeds the tolerance.",
+  out += metrics_section("Inconclusive", "The noise band of these figures is wider than the tolerance and does not exclude their change.",
                          metric_rows(c, [](const MetricChange& m) { return m.verdict == Verdict::inconclusive; }));
   out += metrics_section("Not judged: disturbed runs", "Other processes used the node while these probes ran.",
                          metric_rows(c, [](const MetricChange& m) { return m.verdict == Verdict::disturbed; }));

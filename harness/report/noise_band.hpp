@@ -10,13 +10,14 @@
 // it: no figure measured on another machine ever widens the band (compare.hpp says how such a change
 // is judged).
 //
-// The band is the 99% interval of the difference of the two sides' centres under the scatter their
-// runs show: t(0.995, df) x s x sqrt(1/n_baseline + 1/n_candidate), with s the pooled relative
-// standard deviation of the runs of both sides and df their degrees of freedom (Student's t: with two
-// rounds a side, s rests on two differences, and the t quantile, 9.9 at df 2 against 2.6 for a known
-// spread, is what keeps a by-chance narrow pair of rounds from calling noise a change). A tail figure
-// (p90/p95/p99/p999, a latency or step-time maximum) takes half as much again: a tail is an extreme of
-// a few hundred samples per round, its round-to-round distribution skewed with a long upper side.
+// The band is the rule every verdict uses (harness/core/change_test.hpp): half the 99% Student-t
+// interval of the difference of the two sides' means, t(0.995, df) x s x sqrt(1/n_baseline +
+// 1/n_candidate), with s the pooled standard deviation of the runs of both sides and df their
+// degrees of freedom; the change is measured between the same means, so centre and interval agree.
+// With two rounds a side s rests on two differences, and the t quantile (9.9 at df 2 against 2.6 for a
+// known spread) keeps a by-chance narrow pair of rounds from calling noise a change. A tail figure
+// (p90/p95/p99/p999, a latency or step-time maximum) takes half as much again: a tail is an extreme
+// of a few hundred samples per round, its round-to-round distribution skewed with a long upper side.
 #pragma once
 
 #include <span>
@@ -38,15 +39,14 @@ struct NoiseBand {
   bool tail = false;      // a tail figure: the band is widened by half
   bool measured = false;  // false: neither side had two runs
   std::string source;     // "baseline 3 runs 2.1%, candidate 3 runs 1.0%" or why not measured
+  std::string statistic;  // the rule's own account: "99% t-interval of the difference of means, 3 + 3 runs: ..."
   double width_pct() const { return band_pct; }
 };
 
-// Student's t quantile at 0.995 (a two-sided 99% interval) for `degrees_of_freedom` >= 1.
-double t_quantile_99(int degrees_of_freedom);
 NoiseBand noise_band(const std::vector<double>& baseline_runs, const std::vector<double>& candidate_runs,
                      const std::string& metric);
 
-// Median of the per-run figures (the centre a change is measured from).
+// Mean of the per-run figures: the centre a change is measured from, as the band's interval is.
 double centre_of(std::span<const double> runs);
 
 }  // namespace nodeaudit::report

@@ -20,16 +20,17 @@ double needed_rate(double demand, const StepModel& step) {
   return demand / (step.gpu_busy_s + step.exposed_comm_s);
 }
 
-std::string gbps_text(double gbps) {
-  return gbps >= 0.1 ? fmt::format("{:.1f}", gbps) : fmt::format("{:.3f}", gbps);
-}
+// Plain numbers (core/units): a rate in GB/s scaled to the value, a count of samples or images with
+// k / M / G ("47.7 M", never 47709962).
+std::string gbps_text(double gbps) { return format_quantity(gbps, "GB/s"); }
+std::string count_text(double count) { return format_quantity(count, ""); }
 
 json storage_sentence(const Profile& profile, const NodeModel& node, const Stage& storage) {
   const double bytes_per_step = node.shape.samples_per_node * profile.data.sample_bytes / 1e9;
-  std::string text = fmt::format("storage: {} GB/s of {} GB/s needed", gbps_text(storage.capacity_gbps),
+  std::string text = fmt::format("storage: {} of {} needed", gbps_text(storage.capacity_gbps),
                                  gbps_text(needed_rate(bytes_per_step, node.step)));
   if (storage.capacity_unit == "samples/s")
-    text += fmt::format(" ({:.0f} of {:.0f} samples/s)", storage.capacity, needed_rate(storage.demand, node.step));
+    text += fmt::format(" ({} of {} samples/s)", count_text(storage.capacity), count_text(needed_rate(storage.demand, node.step)));
   text += " — move hot data to local NVMe or raise loader workers";
   if (storage.knee_workers) text += fmt::format(" (knee at {:.0f})", *storage.knee_workers);
   return sentence("storage", text);
@@ -39,10 +40,10 @@ json loader_sentence(const Profile& profile, const NodeModel& node, const Stage&
   if (stage.resource == "storage") return storage_sentence(profile, node, stage);
   if (stage.resource == "cpu_decode" && stage.native_capacity && *stage.native_capacity > 1.1 * stage.capacity)
     return sentence("cpu_decode",
-                    fmt::format("cpu_decode: PyTorch+PIL reaches {:.0f} images/s per GPU of {:.0f} needed; the native "
-                                "decoder reaches {:.0f}: a faster decode path (torchvision.io, DALI, Pillow-SIMD) is worth up "
+                    fmt::format("cpu_decode: PyTorch+PIL reaches {} images/s per GPU of {} needed; the native "
+                                "decoder reaches {}: a faster decode path (torchvision.io, DALI, Pillow-SIMD) is worth up "
                                 "to {:.1f}x before buying cores ({:.3g} per GPU now)",
-                                stage.capacity, needed_rate(stage.demand, node.step), *stage.native_capacity,
+                                count_text(stage.capacity), count_text(needed_rate(stage.demand, node.step)), count_text(*stage.native_capacity),
                                 *stage.native_capacity / stage.capacity, node.host.cores_per_gpu));
   if (stage.resource == "cpu")
     return sentence("cpu", fmt::format("cpu: the job's loader needs {} per step on the {:.3g} cores it gets here, "
@@ -52,14 +53,14 @@ json loader_sentence(const Profile& profile, const NodeModel& node, const Stage&
                                        percent(node.step.data_wait_share)));
   if (stage.resource == "cpu_decode")
     return sentence("cpu_decode",
-                    fmt::format("cpu_decode: {:.0f} images/s per GPU of {:.0f} needed — add CPU cores ({:.3g} per GPU "
+                    fmt::format("cpu_decode: {} images/s per GPU of {} needed — add CPU cores ({:.3g} per GPU "
                                 "now), decode on the GPU (nvJPEG / DALI) or store pre-decoded samples",
-                                stage.capacity, needed_rate(stage.demand, node.step), node.host.cores_per_gpu));
+                                count_text(stage.capacity), count_text(needed_rate(stage.demand, node.step)), node.host.cores_per_gpu));
   return sentence("host_to_device",
-                  fmt::format("host_to_device: {:.1f} GB/s per GPU of {:.1f} GB/s needed — check each GPU's PCIe link "
+                  fmt::format("host_to_device: {} per GPU of {} needed — check each GPU's PCIe link "
                               "(generation and width in env.gpus), use pinned buffers, or copy compressed samples and "
                               "decode on the GPU",
-                              stage.capacity, needed_rate(stage.demand, node.step)));
+                              gbps_text(stage.capacity), gbps_text(needed_rate(stage.demand, node.step))));
 }
 
 json memory_sentence(const MemoryFit& memory) {

@@ -59,9 +59,9 @@ std::string resource_line(const json& resource) {
   const json& demand = resource["demand"];
   const json& capacity = resource["capacity"];
   std::string line =
-      fmt::format("  {:<21} {:>9.4g} s {:>6}  {} {} at {} {} ({})", name, number(resource, "time_per_step_s"),
-                  pct(number(resource, "share_of_step")), format_figure(number(demand, "value")), text(demand, "unit"),
-                  format_figure(number(capacity, "value")), text(capacity, "unit"), text(capacity, "metric"));
+      fmt::format("  {:<21} {:>11} {:>6}  {} at {} ({})", name, format_quantity(number(resource, "time_per_step_s"), "s"),
+                  pct(number(resource, "share_of_step")), format_quantity(number(demand, "value"), text(demand, "unit")),
+                  format_quantity(number(capacity, "value"), text(capacity, "unit")), text(capacity, "metric"));
   if (resource.contains("note")) line += "; " + text(resource, "note");
   else if (text(capacity, "basis").rfind("upper bound", 0) == 0) line += "; " + text(capacity, "basis");
   return line + "\n";

@@ -20,6 +20,7 @@
 #include "harness/node/mpi_env.hpp"
 #include "harness/node/nvml.hpp"
 #include "harness/node/slurm_step.hpp"
+#include "harness/report/history.hpp"
 #include "harness/session/exit_codes.hpp"
 #include "harness/session/session.hpp"
 
@@ -262,7 +263,8 @@ int finish_run(Session& session, const RunPlan& plan, const RunRequest& request,
   else
     std::fputs(
         ("\n" + render_skip_groups(group_skipped(doc), "") + render_status_counts(doc) + render_run_assessment(doc) +
-         "result written to " + session.out_path() + where_written(plan.mpi_rank) + "\n" + render_run_summary(doc))
+         "result written to " + session.out_path() + where_written(plan.mpi_rank) + "\n" + render_run_summary(doc) +
+         report::history_line(doc, session.out_path()))
             .c_str(),
         printer.log);
   return finish_code(doc, session.interrupted(), assessment_code);

@@ -1,7 +1,7 @@
 // A seeded random mutator over the result and profile fixtures: flipped bytes, numbers out of
 // range (1e999, 1e308, 2^64), stray brackets, cut and doubled ranges. Each mutant is read by the
 // code paths score, report and compare use, in this process (many per second) and through the real
-// binary (fewer): nothing may abort or raise a sanitizer report, and every refusal is a one-line
+// binary (fewer); some mutants must get past parsing, so the judging code is exercised too: nothing may abort or raise a sanitizer report, and every refusal is a one-line
 // `nodeaudit: ...` with exit 2. Bounded in time (NODEAUDIT_FUZZ_SECONDS, default 3 per test); a
 // failure names the seed and keeps the input that caused it.
 #include <gtest/gtest.h>
@@ -18,6 +18,8 @@
 
 #include "harness/core/errors.hpp"
 #include "harness/core/result.hpp"
+#include "harness/report/compare.hpp"
+#include "harness/report/compare_render.hpp"
 #include "harness/report/report_markdown.hpp"
 #include "harness/report/report_model.hpp"
 #include "harness/score/score.hpp"
@@ -117,17 +119,21 @@ struct Scratch {
 
 // What main does with an input: reads it, and on a refusal the only exceptions that reach main's
 // one-line handler are UsageError and nlohmann's own. Anything else escaping is a defect.
-void read_result_as_the_commands_do(const std::string& path, const score::Profile& profile) {
+void read_result_as_the_commands_do(const std::string& path, const score::Profile& profile, const nlohmann::json& baseline) {
   const nlohmann::json doc = load_result_file(path);
   score::render_assessment(score::assess(profile, doc, {}, nullptr));
   const report::Report built = report::build_report({{"node", path, doc, std::nullopt}}, &profile, false);
   report::render_report_markdown(built);
+  // compare, both ways round: the mutant as the candidate and as the baseline.
+  report::render_compare_markdown(report::compare_results(baseline, doc, {}));
+  report::render_compare_junit(report::compare_results(doc, baseline, {}));
 }
 
 TEST(FuzzInputs, MutatedResultsAreReadOrRefusedInProcess) {
   const auto results = fixtures("results", ".json");
   ASSERT_FALSE(results.empty());
   const score::Profile profile = score::load_profile("llm-finetune-7b");
+  const nlohmann::json baseline = load_result_file(std::string(NODEAUDIT_FIXTURES) + "/compare/baseline.json");
   Scratch scratch;
   std::mt19937_64 rng(20261206);
   const auto start = std::chrono::steady_clock::now();
@@ -136,7 +142,7 @@ TEST(FuzzInputs, MutatedResultsAreReadOrRefusedInProcess) {
     const std::string text = mutate(results[static_cast<std::size_t>(tried) % results.size()], rng, json_tokens);
     const std::string path = scratch.write("result.json", text);
     try {
-      read_result_as_the_commands_do(path, profile);
+      read_result_as_the_commands_do(path, profile, baseline);
     } catch (const UsageError&) {
       ++refused;
     } catch (const nlohmann::json::exception&) {
@@ -150,6 +156,9 @@ TEST(FuzzInputs, MutatedResultsAreReadOrRefusedInProcess) {
   }
   std::cout << tried << " mutated results, " << refused << " refused\n";
   EXPECT_GT(tried, 10) << "too few mutants in the time given";
+  // A mutator whose every mutant the parser refuses tests the parser only: some must be read and
+  // judged (a number out of range inside a well-formed document is read).
+  EXPECT_GT(tried - refused, 0) << "no mutant got past parsing";
 }
 
 TEST(FuzzInputs, MutatedProfilesAreReadOrRefusedInProcess) {
@@ -177,6 +186,7 @@ TEST(FuzzInputs, MutatedProfilesAreReadOrRefusedInProcess) {
   }
   std::cout << tried << " mutated profiles, " << refused << " refused\n";
   EXPECT_GT(tried, 10) << "too few mutants in the time given";
+  EXPECT_GT(tried - refused, 0) << "no mutant got past parsing";
 }
 
 // The real binary: exit 0 or 1 (read, judged), or 2 with one line; never a signal, never a

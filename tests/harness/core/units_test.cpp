@@ -68,3 +68,30 @@ TEST(Units, FiniteNumberTakesTheWholeTextOrNothing) {
   for (const char* bad : {"", "12x", "x12", "nan", "inf", "1e999", "12 "})
     EXPECT_FALSE(nodeaudit::parse_finite_number(bad).has_value()) << bad;
 }
+
+// Plain numbers for a person: three significant figures, the unit scaled to the value, thousands
+// separators, no exponent (expected texts written by hand from the values).
+TEST(Units, QuantityScalesItsUnitToTheValue) {
+  EXPECT_EQ(nodeaudit::format_quantity(0.001187, "s"), "1.19 ms");
+  EXPECT_EQ(nodeaudit::format_quantity(5.14e-06, "s"), "5.14 us");
+  EXPECT_EQ(nodeaudit::format_quantity(2.621e-04, "GB"), "262 kB");
+  EXPECT_EQ(nodeaudit::format_quantity(47709962, ""), "47.7 M");
+  EXPECT_EQ(nodeaudit::format_quantity(1641, ""), "1,640");
+  EXPECT_EQ(nodeaudit::format_quantity(3.2e9, "B/s"), "3.20 GB/s");
+  EXPECT_EQ(nodeaudit::format_quantity(0.5, "GB/s"), "500 MB/s");
+  EXPECT_EQ(nodeaudit::format_quantity(12345.6, "samples/s"), "12,300 samples/s");
+  EXPECT_EQ(nodeaudit::format_quantity(3600, "s"), "3,600 s");
+  EXPECT_EQ(nodeaudit::format_quantity(-0.05, "s"), "-50 ms");
+  EXPECT_EQ(nodeaudit::format_quantity(-0.0512, "s"), "-51.2 ms");
+}
+
+TEST(Units, RoundingThatReachesTheNextScaleMovesToIt) {
+  EXPECT_EQ(nodeaudit::format_quantity(999.7e-6, "s"), "1.00 ms");
+  EXPECT_EQ(nodeaudit::format_number(99.96), "100");
+  EXPECT_EQ(nodeaudit::format_number(0.000123), "0.000123");
+  EXPECT_EQ(nodeaudit::format_number(1234567), "1,230,000");
+  EXPECT_EQ(nodeaudit::format_number(0), "0");
+  EXPECT_EQ(nodeaudit::format_number(16), "16");
+  EXPECT_EQ(nodeaudit::format_number(16.5), "16.5");
+  EXPECT_EQ(nodeaudit::format_number(4.885e-15), "~0");
+}

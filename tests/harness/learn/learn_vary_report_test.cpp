@@ -64,6 +64,35 @@ TEST(LearnVaryReport, MarkdownMatchesItsGoldenFile) {
   EXPECT_EQ(markdown, read_text(golden));
 }
 
+// The verdict is the change rule (99% t-interval of the difference of means) on the repeats. The
+// recorded step times (num_workers=1: 129.0 and 138.7 ms; the baseline 2: 53.7 and 67.4 ms) differ by
+// +121% but scatter so much at 2 repeats (pooled sd 8.42 ms, t 9.925) that the interval is +/- 138%:
+// no difference, where the old range rule said worse. Three tight repeats a side separate 10%.
+TEST(LearnVaryReport, TheVerdictIsTheChangeRuleOnTheRepeats) {
+  const VarySetting setting = parse_vary("num_workers=1,2");
+  const auto runs_of = [](const std::string& value, const std::vector<double>& steps) {
+    std::vector<VaryRun> runs;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      VaryRun r;
+      r.value = value, r.repeat = static_cast<int>(i) + 1, r.ok = true, r.step_time_s = steps[i], r.samples_per_s = 8 / steps[i];
+      runs.push_back(r);
+    }
+    return runs;
+  };
+  std::vector<VaryRun> runs = runs_of("1", {0.12898742199922708, 0.13874730150018877});
+  for (auto& r : runs_of("2", {0.05369349050033634, 0.06741557100031059})) runs.push_back(r);
+  const VaryReport wide = summarize_vary(setting, 2, runs, "2");
+  EXPECT_EQ(find_value(wide, "1")->verdict, "no difference");
+  EXPECT_EQ(find_value(wide, "1")->statistic, "99% t-interval of the difference of means, 2 + 2 runs: +121.1% +/- 138.0%");
+  runs = runs_of("1", {0.110, 0.111, 0.109});
+  for (auto& r : runs_of("2", {0.100, 0.101, 0.099})) runs.push_back(r);
+  const VaryReport tight = summarize_vary(setting, 3, runs, "2");
+  // By hand: means 110 and 100 ms, s = 1 ms, t(0.995, 4) = 4.604, sqrt(2/3): +/- 3.76% of 100 ms.
+  EXPECT_EQ(find_value(tight, "1")->verdict, "worse");
+  EXPECT_EQ(find_value(tight, "1")->statistic, "99% t-interval of the difference of means, 3 + 3 runs: +10.0% +/- 3.8%");
+  EXPECT_NEAR(find_value(tight, "1")->gain, -0.10, 1e-9);
+}
+
 TEST(LearnVaryReport, TheReportRebuiltFromTheResultKeepsEveryRepeat) {
   const Recorded r = recorded();
   ASSERT_EQ(r.report.values.size(), 2u);
@@ -120,8 +149,10 @@ TEST(LearnVaryReport, HtmlChartRendersInChromiumWithNoConsoleErrors) {
   EXPECT_EQ(browser.err.find(":CONSOLE"), std::string::npos) << browser.err;
 }
 
-// `compare` reads a learn result like any probe result: per value the repeats are the runs, and the
-// same noise rules apply. The candidate is the recorded result with value 1's step times halved.
+// `compare` reads a learn result like any probe result: per value the repeats are the runs (each a
+// round median, as vary writes them), so the noise between runs is measured. The candidate is the
+// recorded result with value 1's step times halved: by hand, means 0.1339 and 0.0669 s (-50%), pooled
+// sd 0.00545 s over 2 degrees of freedom, t 9.925: the band is 40.4%, and -50% leaves it.
 TEST(LearnVaryReport, CompareJudgesTwoLearnResultsWithTheNoiseRules) {
   const std::string dir = proc::make_temp_dir("vary-compare");
   nlohmann::json doc = nlohmann::json::parse(read_text(fixture_dir + "/vary-num-workers.json"));
@@ -129,6 +160,7 @@ TEST(LearnVaryReport, CompareJudgesTwoLearnResultsWithTheNoiseRules) {
   for (auto& metric : doc["probes"][0]["metrics"])
     if (metric["name"] == "step_time" && metric["labels"]["value"] == "1") {
       for (auto& x : metric["samples"]) x = x.get<double>() / 2;
+      for (auto& x : metric["round_medians"]) x = x.get<double>() / 2;
       for (const char* key : {"median", "min", "max", "mean", "p5", "p95", "stdev"})
         if (metric.contains(key)) metric[key] = metric[key].get<double>() / 2;
       for (auto& x : metric["ci95"]) x = x.get<double>() / 2;
@@ -141,8 +173,8 @@ TEST(LearnVaryReport, CompareJudgesTwoLearnResultsWithTheNoiseRules) {
     const auto at = r.out.find("| learn.vary step_time [setting=num_workers, value=" + value + "] |");
     return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find('\n', at) - at);
   };
-  // One result each side: the noise is not measured, so the 95% intervals of the medians decide.
-  EXPECT_NE(row("1").find("| improvement (noise not measured on this node: confirm with --rounds 3) |"), std::string::npos) << r.out;
+  EXPECT_NE(row("1").find("| improvement (99% t-interval of the difference of means) |"), std::string::npos) << r.out;
+  EXPECT_NE(row("1").find("-50.0% beyond the 5% tolerance and the 40."), std::string::npos) << r.out;
   EXPECT_NE(row("2").find("| unchanged |"), std::string::npos) << r.out;
 }
 
@@ -172,6 +204,34 @@ TEST(OptimizeOrUpgrade, WithoutAGpuTheComputeSideIsTheTargetsLabelled) {
   EXPECT_EQ(optimize_or_upgrade(upgrade_inputs(job, std::nullopt, nlohmann::json::array(), &assessment, "h100x8")),
             "upgrade is justified — compute 90% (predicted for h100x8 from the GPU table, not measured), GPU memory 77% (predicted for "
             "h100x8 from the GPU table, not measured), data wait 2% (measured: data wait share of the measured steps)");
+}
+
+TEST(OptimizeOrUpgrade, OnAGpuComputeIsNvmlUtilizationOrSaysItIsCpuWallClock) {
+  LearnedJob job;
+  job.gpu = true;
+  job.timing.shares.data_wait = 0.02;
+  const nlohmann::json gpus = nlohmann::json::array({{{"memory_total_bytes", 80e9}}});
+  // NVML said 64%: the compute figure is that, named as NVML's, not 1 - data wait (98%).
+  const std::string with_nvml = optimize_or_upgrade(upgrade_inputs(job, 70e9, gpus, nullptr, "", 64.0));
+  EXPECT_NE(with_nvml.find("compute 64% (measured: NVML GPU utilization over the measured steps)"), std::string::npos) << with_nvml;
+  EXPECT_EQ(with_nvml.rfind("optimize first: compute 64% <= 85%", 0), 0u) << with_nvml;
+  // Without NVML samples the step's wall-clock share is all there is, and the line says what it is.
+  const std::string without = optimize_or_upgrade(upgrade_inputs(job, 70e9, gpus, nullptr, ""));
+  EXPECT_NE(without.find("compute 98% (CPU wall-clock, not GPU"), std::string::npos) << without;
+}
+
+TEST(OptimizeOrUpgrade, ADistributedJobWithoutAMeasuredAllReduceIsNotJudgedOnCommunication) {
+  LearnedJob job;
+  job.gpu = true;
+  job.world_size = 8;
+  const nlohmann::json gpus = nlohmann::json::array({{{"memory_total_bytes", 80e9}}});
+  // Every other figure would justify the upgrade; communication unknown keeps it from being claimed.
+  const std::string unknown = optimize_or_upgrade(upgrade_inputs(job, 70e9, gpus, nullptr, "", 95.0));
+  EXPECT_EQ(unknown.rfind("optimize first: communication not known — ", 0), 0u) << unknown;
+  EXPECT_NE(unknown.find("communication not judged: the job's all-reduce time was not measured"), std::string::npos) << unknown;
+  const std::string measured = optimize_or_upgrade(upgrade_inputs(job, 70e9, gpus, nullptr, "", 95.0, 0.03));
+  EXPECT_EQ(measured.rfind("upgrade is justified — ", 0), 0u) << measured;
+  EXPECT_NE(measured.find("communication 3% (measured: the job's all-reduce time over its step)"), std::string::npos) << measured;
 }
 
 }  // namespace

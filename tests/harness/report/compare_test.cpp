@@ -76,8 +76,8 @@ TEST(Compare, NoisyChangeBeyondToleranceIsNotARegression) {
   EXPECT_FALSE(storage->band.measured) << "one run each side: between-run noise not measured";
   EXPECT_TRUE(storage->intervals_overlap);
   EXPECT_EQ(storage->verdict, Verdict::inconclusive);
-  EXPECT_NE(storage->why.find("95% intervals of the medians overlap; noise not measured on this node: confirm with "
-                              "--rounds 3"),
+  EXPECT_NE(storage->why.find("within-run 95% intervals of the medians overlap; noise between runs not measured: run with "
+                              "--rounds 3, or compare several results a side"),
             std::string::npos)
       << storage->why;
   const MetricChange* gemm = find_change(c, "gpu.gemm tflops [dtype=bf16, gpu=0]");
@@ -166,7 +166,7 @@ TEST(CompareMetric, TouchingIntervalsOverlap) {
   EXPECT_EQ(compare_metric(record(100, 95, 105), record(89, 80, 95), 5).verdict, Verdict::inconclusive);
   const MetricChange apart = compare_metric(record(100, 95, 105), record(89, 80, 94.9), 5);
   EXPECT_EQ(apart.verdict, Verdict::regression);
-  EXPECT_EQ(verdict_text(apart), "regression (noise not measured on this node: confirm with --rounds 3)");
+  EXPECT_EQ(verdict_text(apart), "regression (within-run 95% intervals apart; noise between runs not measured)");
 }
 
 TEST(CompareMetric, DifferentUnitsAreNotCompared) {

@@ -50,10 +50,10 @@ TEST(Scorecard, OneRowPerResourceWithRatioToTheBestNode) {
   EXPECT_EQ(storage.cells[1].status, "measured on this node");
   EXPECT_EQ(storage.cells[1].unit, "samples/s");
   EXPECT_EQ(row_of(card, "compute").best, -1) << "both nodes' GEMM is 500 TFLOP/s: a tie singles out no node";
-  EXPECT_EQ(cell_figure(row_of(card, "compute").cells[0]), "500.0 TFLOP/s");
-  EXPECT_EQ(cell_figure(row_of(card, "gpu_memory").cells[0]), "37.25 GiB per GPU");
-  EXPECT_EQ(short_cost(report, 1), "3.47 for 0.3472 h (1.64x the cheapest)");
-  EXPECT_EQ(short_bottleneck(report.nodes[1]), "storage: 0.8 GB/s of 1.6 GB/s needed (800 of 1641 samples/s)");
+  EXPECT_EQ(cell_figure(row_of(card, "compute").cells[0]), "500 TFLOP/s");
+  EXPECT_EQ(cell_figure(row_of(card, "gpu_memory").cells[0]), "37.3 GiB per GPU");
+  EXPECT_EQ(short_cost(report, 1), "3.47 for 0.347 h (1.64x the cheapest)");
+  EXPECT_EQ(short_bottleneck(report.nodes[1]), "storage: 800 MB/s of 1.64 GB/s needed (800 of 1,640 samples/s)");
 }
 
 TEST(Scorecard, UnmeasuredFiguresSayWhyAndHaveNoRatio) {

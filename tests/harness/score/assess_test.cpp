@@ -84,7 +84,7 @@ TEST(Assess, StorageStarvedNodeNamesStorageAndTheKnee) {
   // 800 samples/s x 1 MB = 0.8 GB/s; needed 32 MB / 0.0195 s = 1.64 GB/s.
   EXPECT_EQ(
       a["bottleneck"]["text"],
-      "storage: 0.8 GB/s of 1.6 GB/s needed (800 of 1641 samples/s) — move hot data to local NVMe or raise loader "
+      "storage: 800 MB/s of 1.64 GB/s needed (800 of 1,640 samples/s) — move hot data to local NVMe or raise loader "
       "workers (knee at 8)");
   EXPECT_EQ(ns::exit_code_for(a), 1);
 }

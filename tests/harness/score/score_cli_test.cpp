@@ -66,7 +66,7 @@ TEST(ScoreCommand, BalancedResultPassesAndStarvedOneFails) {
   EXPECT_NE(balanced.out.find("Overall: PASS"), std::string::npos) << balanced.out;
   const CliRun starved = run_cli("score " + fixture("results/storage-starved.json") + " --profile " + test_profile);
   EXPECT_EQ(starved.exit_code, 1) << starved.out;
-  EXPECT_NE(starved.out.find("Limiting resource: storage: 0.8 GB/s of 1.6 GB/s needed"), std::string::npos)
+  EXPECT_NE(starved.out.find("Limiting resource: storage: 800 MB/s of 1.64 GB/s needed"), std::string::npos)
       << starved.out;
 }
 
@@ -121,9 +121,9 @@ TEST(ScoreCommand, TargetGpusJudgeACpuOnlyResult) {
   const CliRun run = run_cli("score " + cpu_only + " --profile cv-resnet50-imagenet --target-gpus h100x8");
   EXPECT_EQ(run.exit_code, 1) << run.out;
   EXPECT_NE(run.out.find("Overall: FAIL"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("Limiting resource: cpu_decode: 300 images/s per GPU of 7104 needed"), std::string::npos)
+  EXPECT_NE(run.out.find("Limiting resource: cpu_decode: 300 images/s per GPU of 7,100 needed"), std::string::npos)
       << run.out;
-  EXPECT_NE(run.out.find("at 792.1 TFLOP/s (published measurement (another node: ml-engineering MAMF table"), std::string::npos)
+  EXPECT_NE(run.out.find("at 792 TFLOP/s (published measurement (another node: ml-engineering MAMF table"), std::string::npos)
       << run.out;
   const CliRun json_run =
       run_cli("score " + cpu_only + " --profile cv-resnet50-imagenet --target-gpus h100x8 --format json");

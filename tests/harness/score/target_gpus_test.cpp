@@ -156,7 +156,7 @@ TEST(TargetGpusAssess, CpuOnlyResultJudgedForH100sFailsOnCpuDecodeNamingFigureAn
   EXPECT_EQ(a["gpus"], 8);
   EXPECT_EQ(a["overall"]["verdict"], "FAIL");
   EXPECT_EQ(a["bottleneck"]["resource"], "cpu_decode");
-  EXPECT_TRUE(has(a["bottleneck"]["text"], "cpu_decode: 300 images/s per GPU of 7104 needed")) << a["bottleneck"];
+  EXPECT_TRUE(has(a["bottleneck"]["text"], "cpu_decode: 300 images/s per GPU of 7,100 needed")) << a["bottleneck"];
   EXPECT_EQ(rule(a, "data_wait")["verdict"], "FAIL");
   const json& decode = resource(a, "cpu_decode");
   EXPECT_DOUBLE_EQ(decode["capacity"]["value"].get<double>(), 300);
