@@ -38,5 +38,5 @@ quiet_make audit-build
 extra=$( { find "$tree/tests" "$tree/bench" -type f \( -name '*.o' -o -perm -u+x \) 2>/dev/null
           find "$tree" -type f -perm -u+x ! -path "$tree/nodeaudit" ! -path "$tree/CMakeFiles/*" \
             -exec sh -c 'head -c4 "$1" | grep -q ELF' _ {} \; -print; } | sed "s|^$tree/||" | sort -u)
-[[ -z "$extra" ]] || fail "make audit-build built more than the binary: $(echo "$extra" | head -5 | tr '\n' ' ')($(echo "$extra" | wc -l) files)"
+[[ -z "$extra" ]] || fail "make audit-build built more than the binary: $(echo "$extra" | head -5 | tr '\n' ' ')($(echo "$extra" | wc -l) in all)"
 say "make audit-build built $rel/nodeaudit and no test or benchmark target ($(find "$tree" -name '*.o' | wc -l) objects)"

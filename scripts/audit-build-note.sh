@@ -16,8 +16,8 @@ cuda_cpu_s=55
 
 cache=$build/CMakeCache.txt
 cpu_s=$host_cpu_s
-with="without the GPU probes (no CUDA toolkit)"
-if grep -q '^CMAKE_CUDA_COMPILER:FILEPATH=/' "$cache" 2>/dev/null && ! grep -q '^NODEAUDIT_CUDA:STRING=OFF$' "$cache"; then
+with="without the GPU probes"
+if grep -qx 'NODEAUDIT_GPU_PROBES_BUILT:INTERNAL=ON' "$cache" 2>/dev/null; then
   cpu_s=$((host_cpu_s + cuda_cpu_s))
   with="with the GPU probes"
 fi
@@ -25,4 +25,4 @@ cores=$(nproc)
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] && ((jobs < cores)) && cores=$jobs
 minutes=$(((cpu_s + cores * 60 - 1) / (cores * 60)))
 echo "make audit: building the nodeaudit binary alone, $with: about $minutes min on $cores cores with no compile" \
-     "cache ($((cpu_s / 60)) CPU-minutes measured on Debian 12, README \"The first audit\"); the tests are not built: make test builds them"
+     "cache ($(((cpu_s + 30) / 60)) CPU-minutes measured on Debian 12, README \"The first audit\"); the tests are not built: make test builds them"
