@@ -46,6 +46,7 @@ expect_mirror "no apt configuration: no mirror" "$work/missing" ""
 
 # Making the base image with no mirror: one line naming what is missing, through the caller's skip
 # (exit 77, or a failure under NODEAUDIT_EXPECT_CONTAINER=1), and debootstrap never started.
+# shellcheck disable=SC2034,SC2317  # apt_dir and the stubs are read and called by ensure_base_image
 skip_line=$(
   unset NODEAUDIT_BASE_IMAGE
   apt_dir=$(apt_dir_with empty)
@@ -54,7 +55,6 @@ skip_line=$(
   step() { echo "step: $*"; }
   fail() { echo "fail: $*"; exit 1; }
   skip() { echo "skip: $*"; exit 77; }
-  work=$work
   ensure_base_image
 ) && rc=0 || rc=$?
 if [[ $rc -eq 77 && "$skip_line" == "skip: no Debian mirror in this machine's apt sources"* && "$skip_line" != *$'\n'* ]]; then
