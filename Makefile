@@ -1,9 +1,11 @@
 # The two commands of the README. Both set everything up on a fresh Debian 12 machine.
-#   make audit   install what is missing, build, print the env and run the default audit
-#   make test    install what is missing, build, run the test suite
+#   make audit   install what the binary needs, build the `nodeaudit` binary alone, run the default audit
+#   make test    install what is missing, build everything (tests, benchmarks), run the test suite
 # Knobs: BUILD_DIR, LEVEL, PROFILE, DATA_DIR, OUT, TARGET_GPUS, AUDIT_FLAGS (more `run` options),
-# CUDA_ARCHS (e.g. native on a GPU node), JOBS, DEPS_FLAGS (--build-only: only what the binary needs),
-# DEBUG_INFO (full: -g; lines: -g1, enough for backtraces, faster to build). ccache is used when installed.
+# CUDA_ARCHS (e.g. native on a GPU node), JOBS, DEPS_FLAGS (make test's packages; --with-bench adds the
+# reference tools), DEBUG_INFO (lines, the default: -g1, function names and line tables, enough for
+# backtraces and sanitizer reports; full: -g, a debugger's whole view, slower to build).
+# ccache is used when installed.
 BUILD_DIR ?= build
 LEVEL ?= quick
 PROFILE ?= llm-finetune-7b
@@ -18,12 +20,12 @@ JOBS ?= $(shell nproc)
 CUDA_ARCHS ?= 80;90
 CMAKE_FLAGS ?=
 DEPS_FLAGS ?=
-DEBUG_INFO ?= full
+DEBUG_INFO ?= lines
 # Decided when a rule runs, so a ccache that the deps step installs is used by the same `make`.
 LAUNCHER_FLAGS = $(if $(shell command -v ccache 2>/dev/null),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 CONFIG_FLAGS = -DNODEAUDIT_DEBUG_INFO=$(DEBUG_INFO) $(LAUNCHER_FLAGS) $(CMAKE_FLAGS)
 
-.PHONY: audit audit-run test deps configure build sanitize clean torch-venv
+.PHONY: audit audit-run audit-build audit-configure audit-deps test deps configure build sanitize clean torch-venv
 
 # host.dataloader's tests run a real PyTorch in this venv (scripts/torch-venv.sh; about 5.4 GB).
 TORCH_VENV ?= $(CURDIR)/$(BUILD_DIR)/torch-venv
@@ -32,15 +34,33 @@ TEST_ENV = NODEAUDIT_TORCH_PYTHON=$(TORCH_VENV)/bin/python
 deps:
 	@bash scripts/install-deps.sh $(DEPS_FLAGS)
 
+# The audit's packages: what the binary builds with and what it runs (mpirun for comm.host-fabric).
+audit-deps:
+	@bash scripts/install-deps.sh --build-only
+
+CONFIGURE = cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCHS)"
 configure: deps
-	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCHS)" $(CONFIG_FLAGS)
+	@$(CONFIGURE) -DNODEAUDIT_BUILD_TESTS=ON -DNODEAUDIT_BUILD_BENCH=ON $(CONFIG_FLAGS)
+
+# A tree the audit configures first leaves the tests and benchmarks out (their packages are not
+# installed for it); a tree `make test` configured keeps them. Either way audit-build builds the
+# binary's target alone.
+AUDIT_TREE_FLAGS = $(if $(wildcard $(BUILD_DIR)/CMakeCache.txt),,-DNODEAUDIT_BUILD_TESTS=OFF -DNODEAUDIT_BUILD_BENCH=OFF)
+audit-configure: audit-deps
+	@$(CONFIGURE) $(AUDIT_TREE_FLAGS) $(CONFIG_FLAGS)
 
 # Quiet on a built tree: no sub-make directory lines and no "Built target" line for targets that were
 # already up to date; each file compiled or linked still says so. pipefail keeps a failed build's exit code.
+QUIET_BUILD = bash -o pipefail -c 'cmake --build "$(BUILD_DIR)" -j $(JOBS) $(1) -- --no-print-directory | { grep --line-buffered -v -E "^\[ *[0-9]+%\] Built target " || true; }'
 build: configure
-	@bash -o pipefail -c 'cmake --build "$(BUILD_DIR)" -j $(JOBS) -- --no-print-directory | { grep --line-buffered -v -E "^\[ *[0-9]+%\] Built target " || true; }'
+	@$(call QUIET_BUILD,)
 
-audit: build
+# The binary alone. Before a first build, one line says what is built and about how long it takes.
+audit-build: audit-configure
+	@bash scripts/audit-build-note.sh "$(BUILD_DIR)" "$(JOBS)"
+	@$(call QUIET_BUILD,--target nodeaudit)
+
+audit: audit-build
 	@$(MAKE) --no-print-directory audit-run
 
 # The audit on the build as it is. `run` prints the env fingerprint itself, once, and ends in the

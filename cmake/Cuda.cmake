@@ -27,3 +27,5 @@ else()
     message(FATAL_ERROR "NODEAUDIT_CUDA=ON but no CUDA compiler was found (set CMAKE_CUDA_COMPILER)")
   endif()
 endif()
+# In the cache for make audit's first line (scripts/audit-build-note.sh), which estimates the build.
+set(NODEAUDIT_GPU_PROBES_BUILT ${NODEAUDIT_HAVE_CUDA} CACHE INTERNAL "The GPU probes are compiled in this tree")

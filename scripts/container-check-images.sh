@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Sourced by container-check.sh: the images it makes, the ones it keeps between runs, and the
 # clean-up on every exit path. Expects: label, work, run_tag, step, fail, skip.
+# apt_dir, when set, is read instead of /etc/apt for the Debian mirror.
 #
 # Kept between runs in podman's storage (a machine that keeps them makes the next check cheap):
 #   - the Debian 12 base (debootstrap, minutes): recognized by the label this script imported it with,
@@ -14,12 +15,40 @@ base_name=localhost/nodeaudit-container-check-base:debian-12
 base_kind=debootstrap-bookworm-minbase
 deps_name=localhost/nodeaudit-container-check:build-deps
 
-# The apt mirror this machine uses (deb822 URIs: or a one-line `deb URL bookworm` entry).
+# "URI SUITE", one a line, for every enabled `deb` entry of the apt configuration in APT_DIR (default
+# /etc/apt): one-line entries (sources.list, sources.list.d/*.list, options in [...] allowed) and deb822
+# stanzas (sources.list.d/*.sources: Types, URIs, Suites, Enabled).
+apt_deb_entries() {
+  local dir=${1:-/etc/apt} file
+  for file in "$dir/sources.list" "$dir"/sources.list.d/*.list; do
+    [[ -r "$file" ]] || continue
+    sed -e 's/#.*//' -e 's/\[[^]]*\]//' "$file" | awk '$1 == "deb" && NF >= 3 {print $2, $3}'
+  done
+  for file in "$dir"/sources.list.d/*.sources; do
+    [[ -r "$file" ]] || continue
+    awk 'function flush(  u, s) {
+           if (deb && enabled) for (u = 1; u <= nu; u++) for (s = 1; s <= ns; s++) print uris[u], suites[s]
+           deb = 0; enabled = 1; nu = 0; ns = 0
+         }
+         BEGIN { enabled = 1 }
+         /^[ \t]*#/ { next }
+         /^[ \t]*$/ { flush(); next }
+         tolower($1) == "types:" { for (i = 2; i <= NF; i++) if ($i == "deb") deb = 1 }
+         tolower($1) == "uris:" { for (i = 2; i <= NF; i++) uris[++nu] = $i }
+         tolower($1) == "suites:" { for (i = 2; i <= NF; i++) suites[++ns] = $i }
+         tolower($1) == "enabled:" { enabled = tolower($2) != "no" }
+         END { flush() }' "$file"
+  done
+}
+
+# The Debian mirror this machine's apt uses, for debootstrap: the URI of its first `bookworm` entry,
+# else of its first Debian archive (a URI ending in /debian, which holds every release). Nothing when
+# the apt configuration in APT_DIR (default /etc/apt) names none; no mirror is assumed.
 apt_mirror() {
-  local url
-  url=$(grep -hsE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' | grep -m1 '/debian/\?$' || true)
-  [[ -z "$url" ]] && url=$(grep -hsE '^deb .*bookworm' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | awk '{print $2}' | grep -m1 '/debian/\?$' || true)
-  echo "${url:-http://deb.debian.org/debian}"
+  apt_deb_entries "${1:-/etc/apt}" |
+    awk 'release == "" && $2 == "bookworm" {release = $1}
+         archive == "" && $1 ~ /\/debian\/?$/ {archive = $1}
+         END {if (release != "") print release; else if (archive != "") print archive}'
 }
 
 image_label() {  # image, label key -> value ("" when absent)
@@ -43,7 +72,8 @@ ensure_base_image() {
   fi
   command -v debootstrap >/dev/null || skip "base image missing and debootstrap not installed (apt-get install debootstrap)"
   local mirror
-  mirror=$(apt_mirror)
+  mirror=$(apt_mirror "${apt_dir:-/etc/apt}")
+  [[ -n "$mirror" ]] || skip "no Debian mirror in this machine's apt sources (/etc/apt/sources.list, sources.list.d/*.list, *.sources) to make the base image from with debootstrap; add one, or give a local Debian 12 image as NODEAUDIT_BASE_IMAGE"
   step "making base image $base_name with debootstrap from $mirror (kept for later runs)"
   debootstrap --variant=minbase bookworm "$work/rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 ||
     { tail -5 "$work/debootstrap.log" >&2; fail "debootstrap bookworm from $mirror failed"; }
