@@ -107,6 +107,14 @@ json cost_of(const PredictJob& job, const NodeModel& model, const CostOptions& c
   return out;
 }
 
+// What sets the step: a loader stage the GPU side waits for, else compute; not judged while a needed
+// stage was not measured.
+std::string limiting_resource(const StepModel& step) {
+  if (!step.unmeasured.empty()) return "not judged";
+  const bool waits = step.loader_serial || step.loader_s > step.gpu_busy_s + step.exposed_comm_s;
+  return waits && !step.loader_resource.empty() ? step.loader_resource : "compute";
+}
+
 }  // namespace
 
 json predict_on_node(const PredictJob& job, const json& node, const std::string& node_name, const CostOptions& cost) {
@@ -135,10 +143,7 @@ json predict_on_node(const PredictJob& job, const json& node, const std::string&
                 {"utilization_basis", model.stage("compute")->capacity_metric.find("no GPU on either node") != std::string::npos
                                           ? "compute share of the step (no GPU: CPU wall-clock, not GPU)"
                                           : "compute / step on this node's GPUs"},
-                {"limiting", !step.unmeasured.empty() ? json("not judged")
-                                                      : json(step.loader_resource.empty() || (!step.loader_serial && step.loader_s <= step.gpu_busy_s + step.exposed_comm_s)
-                                                                 ? std::string("compute")
-                                                                 : step.loader_resource)}});
+                {"limiting", limiting_resource(step)}});
   }
   out["cost"] = cost_of(job, model, cost);
   return out;
