@@ -124,7 +124,11 @@ Outcome measure_memory_bandwidth(ProbeContext& ctx) {
   ctx.info()["stores"] = stores == StoreKind::cached  ? "cached (ordinary stores: write-allocate reads not counted)"
                          : isa != VectorIsa::portable ? "streaming (non-temporal stores)"
                                                       : "cached: this CPU architecture has no streaming stores here";
-  ctx.info()["memcpy"] = "std::memcpy of each slice: the C library's instructions and stores";
+  // glibc's memcpy streams only copies above its non-temporal threshold (about the shared cache's
+  // size): below it the stores go through the cache, like --stores cached, so the slice size is
+  // part of what the memcpy figure means.
+  ctx.info()["memcpy"] = {{"what", "std::memcpy of each thread's slice: the C library's instructions and stores"},
+                          {"slice_bytes", slice_of(n, threads, 0).end * sizeof(double)}};
   for (std::size_t k = 0; k < std::size(stream_kernels); ++k) {
     const Measurement m = ctx.repeat(ctx.policy(), [&] {
       team.run([&](int w) {

@@ -34,8 +34,14 @@
 #   median     STREAM: median of its iterations, median of the rounds; likwid: median of the
 #              rounds; nodeaudit: its reported median, median of the rounds.
 #   threads    THREADS threads, one per CPU, bound (OMP_PROC_BIND=close, likwid -W N:..:THREADS,
-#              nodeaudit pins its own); the arrays 80M elements (640 MB) each for STREAM, 2 GB
-#              in all for likwid, nodeaudit's default size (4x the last-level cache, >= 256 MiB).
+#              nodeaudit pins its own); the arrays 80M elements (640 MB) each for STREAM and
+#              nodeaudit (--array-size, so each thread copies the same bytes in both), 2 GB in all
+#              for likwid.
+#   sizes      glibc's memcpy streams (non-temporal stores) only a copy larger than its
+#              x86_non_temporal_threshold (printed below); smaller ones store through the cache,
+#              paying a read for ownership per line. STREAM's copy and nodeaudit's memcpy move the
+#              same bytes per thread here, so both take the same path. nodeaudit's default arrays
+#              (4x the last-level cache, >= 256 MiB) can fall below the threshold per thread.
 set -euo pipefail
 BIN=${1:?nodeaudit binary}; ROUNDS=${2:-5}; THREADS=${3:-$(nproc)}
 STREAM_ELEMENTS=${STREAM_ELEMENTS:-80000000}; STREAM_NTIMES=${STREAM_NTIMES:-20}
@@ -108,6 +114,9 @@ record() { echo "$4" >> "$WORK/series.$1.$2.$3"; }
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs"
 echo "cpu flags (vector, copy): $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'sse2|avx|avx2|avx512f|avx512bw|avx512vl|erms|fsrm' | tr '\n' ' ')"
 echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled)"
+threshold=$(/lib64/ld-linux-x86-64.so.2 --list-tunables 2>/dev/null | awk '/x86_non_temporal_threshold/ {print $2}')
+[ -n "$threshold" ] && threshold=$((threshold))
+echo "glibc memcpy non-temporal above: ${threshold:-unknown} bytes; per thread here: $((STREAM_ELEMENTS * 8 / THREADS)) bytes"
 if nm "$WORK/stream_style" | grep -q ' U memcpy'; then
   echo "stream-style copy: gcc compiled its loop to a memcpy call"
 else
@@ -115,7 +124,8 @@ else
 fi
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 nodeaudit_round() {  # series name, extra probe options
-  "$BIN" probe host.memory-bandwidth --threads "$THREADS" --repetitions 20 --format json "${@:2}" > "$WORK/na.json"
+  "$BIN" probe host.memory-bandwidth --threads "$THREADS" --array-size "$((STREAM_ELEMENTS * 8))" --repetitions 20 \
+      --format json "${@:2}" > "$WORK/na.json"
   jq -r '.probes[0].info.isa' "$WORK/na.json" > "$WORK/isa.$1"
   for k in copy scale add triad memcpy; do
     read -r max median < <(jq -r ".probes[0].metrics[] | select(.labels.kernel==\"$k\") | \"\(.max) \(.median)\"" "$WORK/na.json")
