@@ -5,7 +5,11 @@
 #include <immintrin.h>
 
 // Everything defined below, the shared loop included, is compiled for this instruction set only.
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#else
 #pragma GCC target("avx2")
+#endif
 #include "kernels/host/stream_vector_lines.hpp"
 
 namespace nodeaudit::host {
@@ -30,4 +34,8 @@ void stream_lines_avx2(std::size_t kernel, StoreKind stores, double* a, double* 
 }
 
 }  // namespace nodeaudit::host
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#endif
 #endif
