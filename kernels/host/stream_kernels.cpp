@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string_view>
 
 #if defined(__x86_64__)
 #include <emmintrin.h>
@@ -13,6 +14,7 @@ namespace nodeaudit::host {
 namespace {
 
 constexpr std::size_t memcpy_kernel = 4;
+static_assert(std::string_view(stream_kernels[memcpy_kernel].name) == "memcpy");
 
 // The ragged head and tail of a slice, and every element where no vector set is used.
 void element_kernel(std::size_t kernel, double* a, double* b, double* c, std::size_t begin, std::size_t end, double s) {
@@ -58,8 +60,8 @@ const char* isa_name(VectorIsa isa) {
 std::vector<VectorIsa> supported_vector_isas() {
   std::vector<VectorIsa> isas{VectorIsa::portable};
 #if defined(__x86_64__)
-  // __builtin_cpu_supports also asks the OS (XGETBV) whether it saves the wide registers: a
-  // hypervisor may hide AVX-512 from a guest whose CPU has it.
+  // __builtin_cpu_supports also asks the OS (XGETBV) whether it saves the wide registers: where it
+  // does not, the CPU's AVX2 or AVX-512 flags do not make those sets usable.
   __builtin_cpu_init();
   isas.push_back(VectorIsa::sse2);  // every x86-64 CPU has SSE2
   if (__builtin_cpu_supports("avx2")) isas.push_back(VectorIsa::avx2);
