@@ -19,10 +19,12 @@ std::vector<ProbeFigures> host_probe_figures() {
         {"images_per_s_per_gpu", unit::images_per_s, higher, {"stage"},
          "the full-stage rate on every CPU this process may use, shared among the node's GPUs"}}},
       {"host.memory-bandwidth",
-       "STREAM copy, scale, add and triad over host memory on all cores (decimal GB/s, "
+       "STREAM copy, scale, add and triad, and memcpy, over host memory on all cores (decimal GB/s, "
        "higher is better).",
        ProbeRole::measurement,
-       {{"bandwidth", unit::gbps, higher, {"kernel"}, "bytes read + written per second by the kernel, counted as STREAM counts them"}}},
+       {{"bandwidth", unit::gbps, higher, {"kernel"},
+         "bytes read + written per second by the kernel (copy, scale, add, triad in the CPU's widest vectors, "
+         "info.isa; memcpy: the C library's std::memcpy, the copy programs get), counted as STREAM counts them"}}},
   };
 }
 

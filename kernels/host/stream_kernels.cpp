@@ -1,75 +1,101 @@
 #include "kernels/host/stream_kernels.hpp"
 
-#if defined(__SSE2__)
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+
+#if defined(__x86_64__)
 #include <emmintrin.h>
+
+#include "kernels/host/stream_lines_isa.hpp"
 #endif
 
 namespace nodeaudit::host {
 namespace {
 
-void cached_kernel(std::size_t kernel, double* a, double* b, double* c, std::size_t begin, std::size_t end, double s) {
-  switch (kernel) {
-    case 0: for (std::size_t i = begin; i < end; ++i) c[i] = a[i]; break;
-    case 1: for (std::size_t i = begin; i < end; ++i) b[i] = s * c[i]; break;
-    case 2: for (std::size_t i = begin; i < end; ++i) c[i] = a[i] + b[i]; break;
-    default: for (std::size_t i = begin; i < end; ++i) a[i] = b[i] + s * c[i]; break;
-  }
-}
+constexpr std::size_t memcpy_kernel = 4;
+static_assert(std::string_view(stream_kernels[memcpy_kernel].name) == "memcpy");
 
-#if defined(__SSE2__)
-// One cache line (8 doubles) per iteration, four 16-byte streaming stores to it in order, so a
-// write-combining buffer fills completely and goes out as one full-line write.
-template <typename LineOp>
-void streaming_lines(double* out, std::size_t begin, std::size_t end, LineOp line_value) {
-  for (std::size_t i = begin; i < end; i += 8) {
-    _mm_stream_pd(out + i, line_value(i));
-    _mm_stream_pd(out + i + 2, line_value(i + 2));
-    _mm_stream_pd(out + i + 4, line_value(i + 4));
-    _mm_stream_pd(out + i + 6, line_value(i + 6));
-  }
-}
-
-void streaming_kernel(std::size_t kernel, double* a, double* b, double* c, std::size_t begin, std::size_t end, double s) {
-  // Whole aligned lines with streaming stores; a ragged tail (only the array's last slice has one)
-  // with ordinary stores.
-  const std::size_t first = (begin + 7) / 8 * 8;
-  const std::size_t last = first > end ? first : first + (end - first) / 8 * 8;
-  if (first > begin) cached_kernel(kernel, a, b, c, begin, first < end ? first : end, s);
-  if (first >= end) return;
-  const __m128d scalar = _mm_set1_pd(s);
+// The ragged head and tail of a slice, and every element where no vector set is used.
+void element_kernel(std::size_t kernel, double* a, double* b, double* c, std::size_t begin, std::size_t end, double s) {
   switch (kernel) {
-    case 0: streaming_lines(c, first, last, [&](std::size_t i) { return _mm_load_pd(a + i); }); break;
-    case 1: streaming_lines(b, first, last, [&](std::size_t i) { return _mm_mul_pd(scalar, _mm_load_pd(c + i)); }); break;
+    case 0:
+      for (std::size_t i = begin; i < end; ++i) c[i] = a[i];
+      break;
+    case 1:
+      for (std::size_t i = begin; i < end; ++i) b[i] = s * c[i];
+      break;
     case 2:
-      streaming_lines(c, first, last, [&](std::size_t i) { return _mm_add_pd(_mm_load_pd(a + i), _mm_load_pd(b + i)); });
+      for (std::size_t i = begin; i < end; ++i) c[i] = a[i] + b[i];
       break;
     default:
-      streaming_lines(a, first, last, [&](std::size_t i) {
-        return _mm_add_pd(_mm_load_pd(b + i), _mm_mul_pd(scalar, _mm_load_pd(c + i)));
-      });
+      for (std::size_t i = begin; i < end; ++i) a[i] = b[i] + s * c[i];
       break;
   }
-  cached_kernel(kernel, a, b, c, last, end, s);
-  _mm_sfence();  // streaming stores are weakly ordered: make them visible before the team's barrier
+}
+
+#if defined(__x86_64__)
+using LinesKernel = void (*)(std::size_t, StoreKind, double*, double*, double*, std::size_t, std::size_t, double);
+
+LinesKernel lines_kernel_for(VectorIsa isa) {
+  switch (isa) {
+    case VectorIsa::avx512: return stream_lines_avx512;
+    case VectorIsa::avx2: return stream_lines_avx2;
+    default: return stream_lines_sse2;
+  }
 }
 #endif
 
 }  // namespace
 
-bool streaming_stores_available() {
-#if defined(__SSE2__)
-  return true;
-#else
-  return false;
-#endif
+const char* isa_name(VectorIsa isa) {
+  switch (isa) {
+    case VectorIsa::sse2: return "sse2";
+    case VectorIsa::avx2: return "avx2";
+    case VectorIsa::avx512: return "avx512";
+    default: return "portable";
+  }
 }
 
-void run_stream_kernel(std::size_t kernel, StoreKind stores, double* a, double* b, double* c, std::size_t begin,
-                       std::size_t end, double scalar) {
-#if defined(__SSE2__)
-  if (stores == StoreKind::streaming) return streaming_kernel(kernel, a, b, c, begin, end, scalar);
+std::vector<VectorIsa> supported_vector_isas() {
+  std::vector<VectorIsa> isas{VectorIsa::portable};
+#if defined(__x86_64__)
+  // __builtin_cpu_supports also asks the OS (XGETBV) whether it saves the wide registers: where it
+  // does not, the CPU's AVX2 or AVX-512 flags do not make those sets usable.
+  __builtin_cpu_init();
+  isas.push_back(VectorIsa::sse2);  // every x86-64 CPU has SSE2
+  if (__builtin_cpu_supports("avx2")) isas.push_back(VectorIsa::avx2);
+  if (__builtin_cpu_supports("avx512f")) isas.push_back(VectorIsa::avx512);
 #endif
-  cached_kernel(kernel, a, b, c, begin, end, scalar);
+  return isas;
+}
+
+VectorIsa widest_vector_isa() {
+  return supported_vector_isas().back();
+}
+
+void run_stream_kernel(std::size_t kernel, StoreKind stores, VectorIsa isa, double* a, double* b, double* c,
+                       std::size_t begin, std::size_t end, double scalar) {
+  if (kernel == memcpy_kernel) {
+    std::memcpy(c + begin, a + begin, (end - begin) * sizeof(double));
+    return;
+  }
+#if defined(__x86_64__)
+  if (isa != VectorIsa::portable) {
+    // Whole aligned lines in the vector set; a ragged head or tail (only an odd slice has one)
+    // element by element with ordinary stores.
+    const std::size_t first =
+        std::min(end, (begin + slice_alignment_elements - 1) / slice_alignment_elements * slice_alignment_elements);
+    const std::size_t last = first + (end - first) / slice_alignment_elements * slice_alignment_elements;
+    element_kernel(kernel, a, b, c, begin, first, scalar);
+    if (first < last) lines_kernel_for(isa)(kernel, stores, a, b, c, first, last, scalar);
+    element_kernel(kernel, a, b, c, last, end, scalar);
+    // Streaming stores are weakly ordered: make them visible before the team's barrier.
+    if (stores == StoreKind::streaming) _mm_sfence();
+    return;
+  }
+#endif
+  element_kernel(kernel, a, b, c, begin, end, scalar);
 }
 
 }  // namespace nodeaudit::host

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # memory_bandwidth_vs_stream: host.memory-bandwidth beside two reference tools on the same cores,
 # interleaved round by round (nodeaudit, STREAM-style, likwid-bench, then again), printing every
-# round and then, per kernel, the best and the median of each tool and nodeaudit's ratios to them.
+# round and then, per kernel, the best and the median of each tool and nodeaudit's ratios to them,
+# and last the goal: nodeaudit's median of each kernel against STREAM's best rate for it.
 #   run by hand:  bench/kernels/host/memory_bandwidth_vs_stream.sh build/nodeaudit [ROUNDS] [THREADS]
 #   e.g.          bench/kernels/host/memory_bandwidth_vs_stream.sh build/nodeaudit 5 2
 # Needs gcc with OpenMP (the STREAM-style reference is compiled here from the few lines below,
@@ -11,7 +12,7 @@
 #
 # Like with like:
 #   bytes      every tool counts 8 B per array element read or written, no write-allocate traffic:
-#              copy/scale 16 B, add/triad 24 B per element (STREAM's rule). likwid-bench counts
+#              copy/scale/memcpy 16 B, add/triad 24 B per element (STREAM's rule). likwid-bench counts
 #              8 B per stream per element, all streams, the same rule: its copy_* kernels are
 #              STREAM copy (2 streams), its stream_* kernels are STREAM triad (3 streams: A = B*s + C).
 #              likwid's triad_* (A = B + C*D) moves 4 streams, 32 B per element, a different
@@ -23,14 +24,24 @@
 #              for ownership; likwid's *_mem_* kernels do the same, its plain ones and gcc's
 #              STREAM (gcc emits no streaming stores; copy becomes memcpy, which streams large
 #              copies) do not. Both kinds are shown.
+#   memcpy     nodeaudit's memcpy kernel is std::memcpy of each thread's slice; STREAM's copy loop
+#              is the same kernel, as gcc compiles it to a memcpy call (checked below with nm), so
+#              memcpy is compared with STREAM's copy. nodeaudit's copy, scale, add and triad run in
+#              the widest vectors the CPU offers (info.isa, printed with the CPU's flags).
 #   best       STREAM: the best of its NTIMES iterations (the first left out, as STREAM does);
 #              likwid: one figure per run (its iterations together), best of the rounds;
 #              nodeaudit: max of its repetitions, best of the rounds.
 #   median     STREAM: median of its iterations, median of the rounds; likwid: median of the
 #              rounds; nodeaudit: its reported median, median of the rounds.
 #   threads    THREADS threads, one per CPU, bound (OMP_PROC_BIND=close, likwid -W N:..:THREADS,
-#              nodeaudit pins its own); the arrays 80M elements (640 MB) each for STREAM, 2 GB
-#              in all for likwid, nodeaudit's default size (4x the last-level cache, >= 256 MiB).
+#              nodeaudit pins its own); the arrays 80M elements (640 MB) each for STREAM and
+#              nodeaudit (--array-size, so each thread copies the same bytes in both), 2 GB in all
+#              for likwid.
+#   sizes      glibc's memcpy streams (non-temporal stores) only a copy larger than its
+#              x86_non_temporal_threshold (printed below); smaller ones store through the cache,
+#              paying a read for ownership per line. STREAM's copy and nodeaudit's memcpy move the
+#              same bytes per thread here, so both take the same path. nodeaudit's default arrays
+#              (4x the last-level cache, >= 256 MiB) can fall below the threshold per thread.
 set -euo pipefail
 BIN=${1:?nodeaudit binary}; ROUNDS=${2:-5}; THREADS=${3:-$(nproc)}
 STREAM_ELEMENTS=${STREAM_ELEMENTS:-80000000}; STREAM_NTIMES=${STREAM_NTIMES:-20}
@@ -100,10 +111,23 @@ likwid_gbps() {  # kernel -> GB/s over its run
 # One file per series: "<tool> <kernel> <kind>" -> one number per round (kind: best | median).
 record() { echo "$4" >> "$WORK/series.$1.$2.$3"; }
 
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs"
+echo "cpu flags (vector, copy): $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'sse2|avx|avx2|avx512f|avx512bw|avx512vl|erms|fsrm' | tr '\n' ' ')"
+echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled)"
+threshold=$(/lib64/ld-linux-x86-64.so.2 --list-tunables 2>/dev/null | awk '/x86_non_temporal_threshold/ {print $2}')
+[ -n "$threshold" ] && threshold=$((threshold))
+echo "glibc memcpy non-temporal above: ${threshold:-unknown} bytes; per thread here: $((STREAM_ELEMENTS * 8 / THREADS)) bytes"
+if nm "$WORK/stream_style" | grep -q ' U memcpy'; then
+  echo "stream-style copy: gcc compiled its loop to a memcpy call"
+else
+  echo "stream-style copy: no memcpy call in the binary (its loop is compiled as a loop)"
+fi
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 nodeaudit_round() {  # series name, extra probe options
-  "$BIN" probe host.memory-bandwidth --threads "$THREADS" --repetitions 20 --format json "${@:2}" > "$WORK/na.json"
-  for k in copy scale add triad; do
+  "$BIN" probe host.memory-bandwidth --threads "$THREADS" --array-size "$((STREAM_ELEMENTS * 8))" --repetitions 20 \
+      --format json "${@:2}" > "$WORK/na.json"
+  jq -r '.probes[0].info.isa' "$WORK/na.json" > "$WORK/isa.$1"
+  for k in copy scale add triad memcpy; do
     read -r max median < <(jq -r ".probes[0].metrics[] | select(.labels.kernel==\"$k\") | \"\(.max) \(.median)\"" "$WORK/na.json")
     record "$1" "$k" best "$max"; record "$1" "$k" median "$median"
   done
@@ -120,11 +144,13 @@ for round in $(seq 1 "$ROUNDS"); do
     record "likwid-$kernel" run best "$gbps"
   done
   last() { printf "%.1f" "$(tail -n1 "$WORK/series.$1")"; }
-  echo "round $round (load $(cut -d' ' -f1 /proc/loadavg)): triad max/median nodeaudit $(last nodeaudit.triad.best)/$(last nodeaudit.triad.median)," \
+  echo "round $round (load $(cut -d' ' -f1 /proc/loadavg)): copy/memcpy median nodeaudit $(last nodeaudit.copy.median)/$(last nodeaudit.memcpy.median)," \
+       "stream copy best $(last stream.copy.best); triad max/median nodeaudit $(last nodeaudit.triad.best)/$(last nodeaudit.triad.median)," \
        "nodeaudit-4k $(last nodeaudit-4k.triad.best)/$(last nodeaudit-4k.triad.median)," \
        "stream $(last stream.triad.best)/$(last stream.triad.median), likwid stream_mem_avx $(last likwid-stream_mem_avx.run.best)"
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "nodeaudit's vector set (info.isa): $(sort -u "$WORK"/isa.nodeaudit | tr '\n' ' ')"
 
 stat_of() {  # file -> "max median min" of the rounds
   sort -g "$1" | awk '{v[NR]=$1} END {m = NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2; printf "%.2f %.2f %.2f", v[NR], m, v[1]}'
@@ -136,19 +162,20 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2fx", a / b}'; }
 echo
 echo "GB/s (10^9 B/s), $ROUNDS rounds, $THREADS threads. best = best of the rounds' bests; median = median of the rounds' medians;"
 echo "[min..max] = the spread of that figure over the rounds."
-printf "%-6s %-26s %8s %16s %8s %16s   %s\n" kernel tool best "[min..max]" median "[min..max]" "nodeaudit max / best, median / median"
-for k in copy scale add triad; do
+printf "%-6s %-28s %8s %16s %8s %16s   %s\n" kernel tool best "[min..max]" median "[min..max]" "nodeaudit max / best, median / median"
+for k in copy scale add triad memcpy; do
   na_best=$(best_of "$WORK/series.nodeaudit.$k.best"); na_median=$(median_of "$WORK/series.nodeaudit.$k.median")
   read -r bmax _ bmin <<< "$(stat_of "$WORK/series.nodeaudit.$k.best")"
   read -r mmax _ mmin <<< "$(stat_of "$WORK/series.nodeaudit.$k.median")"
-  printf "%-6s %-26s %8s %16s %8s %16s\n" "$k" "nodeaudit (default)" "$na_best" "[$bmin..$bmax]" "$na_median" "[$mmin..$mmax]"
+  printf "%-6s %-28s %8s %16s %8s %16s\n" "$k" "nodeaudit (default)" "$na_best" "[$bmin..$bmax]" "$na_median" "[$mmin..$mmax]"
   read -r b4 _ b4min <<< "$(stat_of "$WORK/series.nodeaudit-4k.$k.best")"
   read -r _ m4 m4min <<< "$(stat_of "$WORK/series.nodeaudit-4k.$k.median")"
   m4max=$(stat_of "$WORK/series.nodeaudit-4k.$k.median" | cut -d' ' -f1)
-  printf "%-6s %-26s %8s %16s %8s %16s\n" "" "nodeaudit --huge-pages false" "$b4" "[$b4min..$b4]" "$m4" "[$m4min..$m4max]"
+  printf "%-6s %-28s %8s %16s %8s %16s\n" "" "nodeaudit --huge-pages false" "$b4" "[$b4min..$b4]" "$m4" "[$m4min..$m4max]"
   peers=("stream:$k")
   case $k in
-    copy|scale) peers+=("likwid-copy_avx:run" "likwid-copy_mem_avx:run") ;;
+    memcpy) peers=("stream:copy") ;;&
+    copy|scale|memcpy) peers+=("likwid-copy_avx:run" "likwid-copy_mem_avx:run") ;;
     add|triad) peers+=("likwid-stream_avx:run" "likwid-stream_mem_avx:run") ;;
   esac
   for peer in "${peers[@]}"; do
@@ -158,8 +185,22 @@ for k in copy scale add triad; do
     [ -f "$median_file" ] || median_file=$best_file  # likwid: one figure per run
     read -r pbmax _ pbmin <<< "$(stat_of "$best_file")"
     read -r pmmax pm pmmin <<< "$(stat_of "$median_file")"
-    label=$tool; [ "$tool" = stream ] && label="stream-style gcc -O3 $k"
-    printf "%-6s %-26s %8s %16s %8s %16s   %s  %s\n" "" "$label" "$pbmax" "[$pbmin..$pbmax]" "$pm" "[$pmmin..$pmmax]" \
+    label=$tool; [ "$tool" = stream ] && label="stream-style gcc -O3 $series"
+    printf "%-6s %-28s %8s %16s %8s %16s   %s  %s\n" "" "$label" "$pbmax" "[$pbmin..$pbmax]" "$pm" "[$pmmin..$pmmax]" \
         "$(ratio "$na_best" "$pbmax")" "$(ratio "$na_median" "$pm")"
   done
+done
+
+# The goal: each kernel's median (median of the rounds' medians) at least STREAM's best rate (best
+# of all its iterations in all rounds) for the same kernel and bytes; memcpy against STREAM's copy.
+echo
+echo "goal: nodeaudit median / stream-style best >= 1.00x; per round: that round's median / the overall STREAM best"
+for k in copy scale add triad memcpy; do
+  ref=$k; [ "$k" = memcpy ] && ref=copy
+  stream_best=$(best_of "$WORK/series.stream.$ref.best")
+  na_median=$(median_of "$WORK/series.nodeaudit.$k.median")
+  per_round=$(while read -r v; do ratio "$v" "$stream_best"; printf " "; done < "$WORK/series.nodeaudit.$k.median")
+  verdict=$(awk -v a="$na_median" -v b="$stream_best" 'BEGIN {print (a >= b ? "met" : "NOT met")}')
+  printf "%-6s %8s / %8s (stream %-5s) = %s  %-7s rounds: %s\n" "$k" "$na_median" "$stream_best" "$ref" \
+      "$(ratio "$na_median" "$stream_best")" "$verdict" "$per_round"
 done

@@ -80,7 +80,7 @@ TEST_F(Cli, RunWritesASchemaValidResult) {
   const auto* probe = find_probe(doc, "host.memory-bandwidth");
   ASSERT_NE(probe, nullptr);
   EXPECT_EQ((*probe)["status"], "ok");
-  ASSERT_EQ((*probe)["metrics"].size(), 4u);
+  ASSERT_EQ((*probe)["metrics"].size(), 5u);  // copy, scale, add, triad, memcpy
   for (const auto& m : (*probe)["metrics"]) {
     EXPECT_EQ(m["unit"], "GB/s");
     // At the quick level --repetitions is the total over its two rounds (2 + 1).

@@ -70,7 +70,7 @@ TEST_F(RoundsCli, RunWithThreeRoundsWritesEachRoundsMedianBesideThePooledFigures
   const nlohmann::json probe = probe_in(doc, "host.memory-bandwidth");
   EXPECT_EQ(probe["status"], "ok");
   EXPECT_EQ(probe["rounds"], 3);
-  ASSERT_EQ(probe["metrics"].size(), 4u);
+  ASSERT_EQ(probe["metrics"].size(), 5u);  // copy, scale, add, triad, memcpy
   for (const auto& m : probe["metrics"]) {
     ASSERT_EQ(m["round_medians"].size(), 3u) << m.dump();
     EXPECT_EQ(m["n"], 3) << "the quick level splits --repetitions 3 over its three rounds: one each, pooled";

@@ -1,11 +1,14 @@
 // host.memory-bandwidth end to end: both store kinds and both page sizes run, verify the arrays'
-// final values (the probe fails on a wrong element), and say in info what they used.
+// final values (the probe fails on a wrong element), and say in info what they used, the vector
+// set included.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "tests/kernels/host/cpuinfo_isa.hpp"
 #include "tests/support/cli_expect.hpp"
 
 namespace {
@@ -23,7 +26,12 @@ TEST(MemoryBandwidthCli, StreamingStoresOnHugePagesByDefaultAndSaidSo) {
   EXPECT_TRUE(probe["info"]["huge_pages"].contains("anon_huge_page_bytes"));
   const std::string stores = probe["info"]["stores"];
   EXPECT_TRUE(stores.rfind("streaming", 0) == 0 || stores.find("no streaming stores") != std::string::npos) << stores;
-  EXPECT_EQ(probe["metrics"].size(), 4u);
+  std::set<std::string> kernels;
+  for (const auto& m : probe["metrics"]) kernels.insert(m["labels"]["kernel"].get<std::string>());
+  EXPECT_EQ(kernels, (std::set<std::string>{"copy", "scale", "add", "triad", "memcpy"}));
+  const std::string cpu_isa = nodeaudit::host::widest_isa_in_cpuinfo();
+  if (!cpu_isa.empty()) EXPECT_EQ(probe["info"]["isa"], cpu_isa) << "the widest vector set /proc/cpuinfo lists";
+  EXPECT_GT(probe["info"]["memcpy"]["slice_bytes"].get<double>(), 0) << probe["info"].dump();
 }
 
 TEST(MemoryBandwidthCli, CachedStoresOnBasePagesStillVerify) {
