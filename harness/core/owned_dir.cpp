@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -122,11 +123,21 @@ bool is_real_directory(const std::string& path) {
 
 }  // namespace
 
-std::string make_owned_dir(const std::string& parent, const std::string& stem, std::string& error) {
-  std::string dir = (fs::path(parent) / (stem + "-XXXXXX")).string();
-  if (!mkdtemp(dir.data())) {
-    error = fmt::format("create a directory in {}: {}", parent, std::strerror(errno));
-    return {};
+namespace {
+
+// The directories this process made (for remove_dirs_made_here): the one place kept per process,
+// as a process's end is per process.
+std::mutex made_here_mutex;
+std::vector<std::string>& made_here() {
+  static std::vector<std::string> dirs;
+  return dirs;
+}
+
+// Writes the marker into `dir` (just made); removes `dir` again when that fails.
+std::string mark_new_dir(const std::string& dir, std::string& error) {
+  {
+    std::lock_guard<std::mutex> lock(made_here_mutex);
+    made_here().push_back(dir);
   }
   const std::string marker = (fs::path(dir) / owner_marker_name).string();
   std::ofstream out(marker);
@@ -140,6 +151,44 @@ std::string make_owned_dir(const std::string& parent, const std::string& stem, s
     return {};
   }
   return dir;
+}
+
+}  // namespace
+
+std::string make_owned_dir(const std::string& parent, const std::string& stem, std::string& error) {
+  std::string dir = (fs::path(parent) / (stem + "-XXXXXX")).string();
+  if (!mkdtemp(dir.data())) {
+    error = fmt::format("create a directory in {}: {}", parent, std::strerror(errno));
+    return {};
+  }
+  return mark_new_dir(dir, error);
+}
+
+std::string make_owned_dir_named(const std::string& parent, const std::string& name, std::string& error) {
+  const std::string dir = (fs::path(parent) / name).string();
+  if (mkdir(dir.c_str(), 0700) != 0) {
+    error = fmt::format("create {}: {}", dir, std::strerror(errno));
+    return {};
+  }
+  return mark_new_dir(dir, error);
+}
+
+void remove_dirs_made_here() {
+  std::vector<std::string> dirs;
+  {
+    std::lock_guard<std::mutex> lock(made_here_mutex);
+    dirs = made_here();
+  }
+  for (const auto& dir : dirs) {
+    const auto owner = is_real_directory(dir) ? read_marker(dir) : std::nullopt;
+    if (!owner || owner->pid != getpid()) continue;  // gone already, or disowned (--keep-data)
+    // Another thread may be removing the same tree: entries vanishing under remove_all end it
+    // early, so it is repeated until the directory is gone.
+    for (int attempt = 0; attempt < 50 && is_real_directory(dir); ++attempt) {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  }
 }
 
 std::optional<long long> owner_pid(const std::string& dir) {

@@ -262,11 +262,13 @@ void die_with_parent(const std::string& child_out, double grace_s) {
   sigaction(SIGUSR2, &sa, nullptr);
   prctl(PR_SET_PDEATHSIG, SIGUSR2);
   if (getppid() != *parent) kill(getpid(), SIGUSR2);  // gone before the line above took effect
-  // The bound: a probe that does not return within the grace (a hung call) ends anyway; the next
-  // run removes what it left.
+  // The bound: a probe that does not return within the grace (a hung call, or a removal of many
+  // files on a loaded machine) ends anyway, after this thread has removed the data it made: the
+  // removal goes on past the grace for as long as it takes.
   std::thread([dir, parent = *parent, grace_s] {
     while (getppid() == parent && !parent_died.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     std::this_thread::sleep_for(std::chrono::duration<double>(grace_s));
+    remove_dirs_made_here();
     remove_if_owned_by(dir, parent);
     _exit(1);
   }).detach();
