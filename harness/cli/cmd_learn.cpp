@@ -226,9 +226,9 @@ std::pair<std::string, std::string> learn_outcome(const learn::JobRun& run, cons
   }
   const std::string progress = job.steps_done == 0 ? "before its first optimizer step"
                                                    : fmt::format("on step {} of {} ({} finished)", job.steps_done + 1, job.steps_needed, job.steps_done);
-  if (run.ended_by == "interrupted") return {"interrupted", "interrupted by signal " + progress + "; " + run.end_description};
+  if (run.ended_by == "interrupted") return {"interrupted", "interrupted by signal " + progress + "; the job was stopped: " + run.signals_sent};
   if (run.ended_by == "timeout")
-    return {"timeout", fmt::format("the deadline (--timeout {}) passed {}; {}", v.timeout_text, progress, run.end_description)};
+    return {"timeout", fmt::format("the deadline (--timeout {}) passed {}; the job was stopped: {}", v.timeout_text, progress, run.signals_sent)};
   if (job.steps_done == 0)
     return {"failed", fmt::format("the job {} without taking an optimizer step: learn needs a training loop that calls optimizer.step(); {}", how_it_ended(run),
                                   quoted_lines(run.last_lines, 3))};

@@ -22,7 +22,7 @@ void check_output_place(const std::string& option, const std::string& path, Exis
       throw UsageError(what, "is a symbolic link (to " + target + "); nodeaudit neither writes through a link nor replaces one: give the real path");
     }
     if (S_ISDIR(st.st_mode)) throw UsageError(what, "is a directory; give a new file name");
-    if (existing == Existing::refuse) throw UsageError(what, "already exists; nodeaudit never overwrites a file (choose a new name)");
+    if (existing == Existing::refuse) throw UsageError(what, "already exists; nodeaudit never overwrites a file (choose another name)");
   }
   const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
   struct stat parent_st {};

@@ -216,6 +216,7 @@ JobRun run_job(const JobSpec& spec, JobGuard& guard, const std::function<bool()>
   run.records = read_job_records(spec.records_dir);
   run.last_lines = output.last_lines(12);
   run.end_description = describe_job_end(run, spec);
+  run.signals_sent = describe_tree_end(run.tree_end, spec.waits);
   return run;
 }
 

@@ -61,6 +61,7 @@ struct JobRun {
   TreeEnd tree_end;         // what ending the tree took (no signal: it had ended by itself)
   std::string held_by;      // how the tree was held (HeldTree::mechanism)
   std::string end_description;  // describe_job_end: how the job ended, in words
+  std::string signals_sent;     // describe_tree_end: the signals alone ("SIGINT; gone 0.4 s after ...")
   double wall_s = 0;
   std::vector<std::string> last_lines;
   std::vector<ProcessSample> samples;

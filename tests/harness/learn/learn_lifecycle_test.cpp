@@ -47,8 +47,8 @@ class LearnLifecycle : public LearnCli {
   }
   std::vector<std::string> learn_folders_left() const {
     std::vector<std::string> left;
-    for (const auto& name : proc::files_in(tmp()))
-      if (name.find("nodeaudit-learn") != std::string::npos) left.push_back(name);
+    for (const auto& path : proc::files_in(tmp()))
+      if (fs::path(path).filename().string().rfind("nodeaudit-learn", 0) == 0) left.push_back(path);
     return left;
   }
   static proc::Trigger on_start(const std::string& file, std::function<void(pid_t)> action) {
@@ -148,11 +148,11 @@ TEST_F(LearnLifecycle, TwoLearnsAtOnceKeepBothRuns) {
   EXPECT_EQ(a.exit_code, 0) << a.err;
   EXPECT_EQ(b.exit_code, 0) << b.err;
   int results = 0;
-  for (const auto& name : proc::files_in(out)) {
-    if (fs::path(name).extension() != ".json") continue;
+  for (const auto& path : proc::files_in(out)) {
+    if (fs::path(path).extension() != ".json") continue;
     ++results;
-    EXPECT_TRUE(fs::exists(fs::path(out) / fs::path(name).replace_extension(".toml"))) << name << " has its profile beside it";
-    EXPECT_EQ(nlohmann::json::parse(read_text(out + name))["probes"].size(), 1u) << name;
+    EXPECT_TRUE(fs::exists(fs::path(path).replace_extension(".toml"))) << path << " has its profile beside it";
+    EXPECT_EQ(nlohmann::json::parse(read_text(path))["probes"].size(), 1u) << path;
   }
   EXPECT_EQ(results, 2);
 }
