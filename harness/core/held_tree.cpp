@@ -26,7 +26,9 @@ using Clock = std::chrono::steady_clock;
 constexpr const char* cgroup_root = "/sys/fs/cgroup";
 constexpr const char* cgroup_prefix = "nodeaudit-";
 
-double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+double since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 // This process's own cgroup in a v1 hierarchy ("freezer" -> "/user.slice"), from /proc/self/cgroup.
 std::optional<std::string> own_cgroup(const std::string& controller) {
@@ -121,7 +123,10 @@ HeldTree::HeldTree(std::string cgroup_dir, std::string env_marker, int procs_fd)
     : cgroup_dir_(std::move(cgroup_dir)), env_marker_(std::move(env_marker)), procs_fd_(procs_fd) {}
 
 HeldTree::HeldTree(HeldTree&& other) noexcept
-    : cgroup_dir_(std::move(other.cgroup_dir_)), env_marker_(std::move(other.env_marker_)), procs_fd_(other.procs_fd_), except_(std::move(other.except_)) {
+    : cgroup_dir_(std::move(other.cgroup_dir_)),
+      env_marker_(std::move(other.env_marker_)),
+      procs_fd_(other.procs_fd_),
+      except_(std::move(other.except_)) {
   other.procs_fd_ = -1;
   other.cgroup_dir_.clear();
 }
@@ -154,7 +159,8 @@ HeldTree::~HeldTree() {
 
 std::string HeldTree::mechanism() const {
   if (!cgroup_dir_.empty()) return "cgroup v1 " + cgroup_dir_;
-  return "no cgroup could be made here: this process as child subreaper, and the processes whose environment holds " + env_marker_;
+  return "no cgroup could be made here: this process as child subreaper, and the processes whose environment holds " +
+         env_marker_;
 }
 
 bool HeldTree::join_in_forked_child() const {
@@ -178,7 +184,9 @@ std::vector<pid_t> HeldTree::members() const {
   }
   std::vector<pid_t> live;
   for (const pid_t pid : found)
-    if (std::find(except_.begin(), except_.end(), pid) == except_.end() && process_state(pid) != 'Z' && process_state(pid) != '?') live.push_back(pid);
+    if (std::find(except_.begin(), except_.end(), pid) == except_.end() && process_state(pid) != 'Z' &&
+        process_state(pid) != '?')
+      live.push_back(pid);
   return live;
 }
 
@@ -240,7 +248,9 @@ std::string describe_tree_end(const TreeEnd& end, const TreeEndWaits& waits) {
   if (end.signals.empty()) return "it had ended by itself";
   std::string out = "SIGINT";
   if (end.signals.size() > 1) out += fmt::format(", then SIGTERM after {:.0f} s", waits.after_sigint_s);
-  if (end.signals.size() > 2) out += fmt::format(", then SIGKILL after {:.0f} s more ({} process{})", waits.after_sigterm_s, end.killed, end.killed == 1 ? "" : "es");
+  if (end.signals.size() > 2)
+    out += fmt::format(", then SIGKILL after {:.0f} s more ({} process{})", waits.after_sigterm_s, end.killed,
+                       end.killed == 1 ? "" : "es");
   return out + fmt::format("; gone {:.1f} s after the first signal", end.took_s);
 }
 

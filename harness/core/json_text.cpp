@@ -13,10 +13,14 @@ std::size_t valid_sequence_length(const std::string& text, std::size_t i) {
   if (lead < 0x80) return 1;
   std::size_t length = 0;
   unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
-  if (lead >= 0xC2 && lead <= 0xDF) length = 2;
-  else if (lead >= 0xE0 && lead <= 0xEF) length = 3, lo = lead == 0xE0 ? 0xA0 : 0x80, hi = lead == 0xED ? 0x9F : 0xBF;
-  else if (lead >= 0xF0 && lead <= 0xF4) length = 4, lo = lead == 0xF0 ? 0x90 : 0x80, hi = lead == 0xF4 ? 0x8F : 0xBF;
-  else return 0;
+  if (lead >= 0xC2 && lead <= 0xDF)
+    length = 2;
+  else if (lead >= 0xE0 && lead <= 0xEF)
+    length = 3, lo = lead == 0xE0 ? 0xA0 : 0x80, hi = lead == 0xED ? 0x9F : 0xBF;
+  else if (lead >= 0xF0 && lead <= 0xF4)
+    length = 4, lo = lead == 0xF0 ? 0x90 : 0x80, hi = lead == 0xF4 ? 0x8F : 0xBF;
+  else
+    return 0;
   if (i + length > text.size() || byte(i + 1) < lo || byte(i + 1) > hi) return 0;
   for (std::size_t k = 2; k < length; ++k)
     if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;

@@ -68,13 +68,22 @@ void remove_unmeasured_result(const std::string& path) {
 
 }  // namespace
 
-JobGuard::JobGuard(const std::string& folder, const std::string& env_marker, const std::string& result_path, const TreeEndWaits& waits)
+JobGuard::JobGuard(const std::string& folder, const std::string& env_marker, const std::string& result_path,
+                   const TreeEndWaits& waits)
     : tree_(HeldTree::make("learn", env_marker)) {
   int fds[2];
-  if (pipe(fds) != 0) throw UsageError("learn", std::string("cannot make a pipe for the job's guardian: ") + std::strerror(errno));
+  if (pipe(fds) != 0)
+    throw UsageError("learn", std::string("cannot make a pipe for the job's guardian: ") + std::strerror(errno));
   fcntl(fds[1], F_SETFD, FD_CLOEXEC);  // the job and the probes never hold it: its end is learn's end
-  const std::vector<std::string> args{self_exe(), guardian_command, std::to_string(fds[0]), tree_.cgroup_dir(), env_marker, folder, result_path,
-                                      fmt::format("{}", waits.after_sigint_s), fmt::format("{}", waits.after_sigterm_s)};
+  const std::vector<std::string> args{self_exe(),
+                                      guardian_command,
+                                      std::to_string(fds[0]),
+                                      tree_.cgroup_dir(),
+                                      env_marker,
+                                      folder,
+                                      result_path,
+                                      fmt::format("{}", waits.after_sigint_s),
+                                      fmt::format("{}", waits.after_sigterm_s)};
   guardian_ = spawn_guardian(args, fds[0]);
   close(fds[0]);
   pipe_fd_ = fds[1];
@@ -148,8 +157,9 @@ int run_guardian(int argc, char** argv) {
   if (!folder.empty()) fs::remove_all(folder, ec);
   remove_unmeasured_result(result);
   if (processes > 0)
-    std::fprintf(stderr, "nodeaudit: learn ended while its job ran: the job's %zu process(es) were ended (%s); removed %s\n", processes,
-                 describe_tree_end(end, waits).c_str(), folder.c_str());
+    std::fprintf(stderr,
+                 "nodeaudit: learn ended while its job ran: the job's %zu process(es) were ended (%s); removed %s\n",
+                 processes, describe_tree_end(end, waits).c_str(), folder.c_str());
   return 0;
 }
 

@@ -18,7 +18,8 @@ namespace nodeaudit::learn {
 class JobGuard {
  public:
   // `folder`: learn's private folder; `result_path`: the result learn claimed (may be empty).
-  JobGuard(const std::string& folder, const std::string& env_marker, const std::string& result_path, const TreeEndWaits& waits);
+  JobGuard(const std::string& folder, const std::string& env_marker, const std::string& result_path,
+           const TreeEndWaits& waits);
   ~JobGuard();  // closes the pipe: the guardian acts unless release() came first
   JobGuard(const JobGuard&) = delete;
   JobGuard& operator=(const JobGuard&) = delete;

@@ -71,7 +71,8 @@ TEST_F(HangUp, WatchKeepsItsDiagnosisAndExits130) {
 class OutputPlaces : public HangUp {
  protected:
   proc::ProcessResult run_with(const std::vector<std::string>& extra) {
-    std::vector<std::string> argv{NODEAUDIT_BINARY, "run", "--only", "host.memory-bandwidth", "--repetitions", "1", "--out", dir_ + "/r.json"};
+    std::vector<std::string> argv{NODEAUDIT_BINARY, "run", "--only", "host.memory-bandwidth",
+                                  "--repetitions",  "1",   "--out",  dir_ + "/r.json"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     return run_process(argv);
   }
@@ -101,7 +102,8 @@ TEST_F(OutputPlaces, PrometheusOnALinkIsNotReplaced) {
 
 TEST_F(OutputPlaces, AFileWhereADirectoryIsExpectedIsNamedSo) {
   std::ofstream(dir_ + "/AFILE") << "x";
-  const auto r = run_process({NODEAUDIT_BINARY, "report", "--md", dir_ + "/AFILE/x.md", std::string(NODEAUDIT_FIXTURES) + "/results/balanced.json"});
+  const auto r = run_process({NODEAUDIT_BINARY, "report", "--md", dir_ + "/AFILE/x.md",
+                              std::string(NODEAUDIT_FIXTURES) + "/results/balanced.json"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("is a file, not a directory"), std::string::npos) << r.err;
 }

@@ -18,7 +18,7 @@ TEST(JsonText, ValidUtf8IsKept) {
 }
 
 TEST(JsonText, OverlongSurrogateAndTruncatedSequencesAreEscaped) {
-  EXPECT_EQ(escape_invalid_utf8("\xc0\xaf"), "\\xC0\\xAF");          // overlong '/'
+  EXPECT_EQ(escape_invalid_utf8("\xc0\xaf"), "\\xC0\\xAF");           // overlong '/'
   EXPECT_EQ(escape_invalid_utf8("\xed\xa0\x80"), "\\xED\\xA0\\x80");  // a UTF-16 surrogate
   EXPECT_EQ(escape_invalid_utf8("ab\xe2\x82"), "ab\\xE2\\x82");       // cut short at the end
 }

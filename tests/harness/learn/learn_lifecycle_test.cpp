@@ -19,7 +19,8 @@ class LearnLifecycle : public LearnCli {
  protected:
   // learn with TMPDIR in this test's folder, so its private folder can be looked for afterwards.
   proc::ProcessResult learn_here(const std::vector<std::string>& flags, const std::vector<std::string>& job_args,
-                                 std::optional<proc::Trigger> trigger = std::nullopt, const std::vector<std::string>& launcher = {}) {
+                                 std::optional<proc::Trigger> trigger = std::nullopt,
+                                 const std::vector<std::string>& launcher = {}) {
     fs::create_directories(tmp());
     std::vector<std::string> argv{NODEAUDIT_BINARY, "learn", "--out", result_path(), "--out-profile", profile_path()};
     argv.insert(argv.end(), flags.begin(), flags.end());
@@ -67,8 +68,10 @@ class LearnLifecycle : public LearnCli {
 TEST_F(LearnLifecycle, TorchrunRanksThatOnlyNoteSignalsEndWithLearn) {
   TORCH_OR_SKIP();
   const std::string torchrun = fs::path(torch_python()).parent_path() / "torchrun";
-  const auto r = learn_here({"--warmup", "0", "--steps", "1000", "--grace", "1s"}, {"--ignore-stop", "--step-sleep", "0.2", "--started-file", started()},
-                            on_start(started(), [](pid_t learn) { kill(learn, SIGINT); }), {torchrun, "--standalone", "--nproc_per_node", "2"});
+  const auto r = learn_here({"--warmup", "0", "--steps", "1000", "--grace", "1s"},
+                            {"--ignore-stop", "--step-sleep", "0.2", "--started-file", started()},
+                            on_start(started(), [](pid_t learn) { kill(learn, SIGINT); }),
+                            {torchrun, "--standalone", "--nproc_per_node", "2"});
   ASSERT_TRUE(r.trigger_seen) << r.err;
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_TRUE(processes_in_folder().empty()) << "torchrun and both ranks are gone when learn returns";
@@ -82,7 +85,8 @@ TEST_F(LearnLifecycle, TorchrunRanksThatOnlyNoteSignalsEndWithLearn) {
 // removes learn's folder and the result that holds nothing measured.
 TEST_F(LearnLifecycle, KillNineOfLearnEndsTheJobAndRemovesWhatLearnMade) {
   TORCH_OR_SKIP();
-  const auto r = learn_here({"--steps", "1000", "--grace", "2s"}, {"--escaped-child", "--step-sleep", "0.2", "--started-file", started()},
+  const auto r = learn_here({"--steps", "1000", "--grace", "2s"},
+                            {"--escaped-child", "--step-sleep", "0.2", "--started-file", started()},
                             on_start(started(), [](pid_t learn) { kill(learn, SIGKILL); }));
   ASSERT_TRUE(r.trigger_seen) << r.err;
   EXPECT_TRUE(job_processes_gone_within(15)) << "the job and its escaped helper are ended by the guardian";
@@ -97,7 +101,8 @@ TEST_F(LearnLifecycle, KillNineOfLearnEndsTheJobAndRemovesWhatLearnMade) {
 // measured so far are kept, exit 130.
 TEST_F(LearnLifecycle, HangUpEndsLearnAsCtrlC) {
   TORCH_OR_SKIP();
-  const auto r = learn_here({"--steps", "1000", "--grace", "2s"}, {"--escaped-child", "--step-sleep", "0.2", "--started-file", started()},
+  const auto r = learn_here({"--steps", "1000", "--grace", "2s"},
+                            {"--escaped-child", "--step-sleep", "0.2", "--started-file", started()},
                             on_start(started(), [](pid_t learn) { kill(learn, SIGHUP); }));
   ASSERT_TRUE(r.trigger_seen) << r.err;
   EXPECT_EQ(r.exit_code, 130) << r.err;
@@ -111,8 +116,10 @@ TEST_F(LearnLifecycle, HangUpEndsLearnAsCtrlC) {
 TEST_F(LearnLifecycle, CtrlCLetsTheJobsFinallyRun) {
   TORCH_OR_SKIP();
   const std::string chunks = dir_ + "/chunks.txt";
-  const auto r = learn_here({"--steps", "1000"}, {"--slow-finally", "4", "--chunks-file", chunks, "--step-sleep", "0.2", "--started-file", started()},
-                            on_start(started(), [](pid_t learn) { kill(learn, SIGINT); }));
+  const auto r =
+      learn_here({"--steps", "1000"},
+                 {"--slow-finally", "4", "--chunks-file", chunks, "--step-sleep", "0.2", "--started-file", started()},
+                 on_start(started(), [](pid_t learn) { kill(learn, SIGINT); }));
   ASSERT_TRUE(r.trigger_seen) << r.err;
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_EQ(read_text(chunks), "chunk 0\nchunk 1\nchunk 2\nchunk 3\n");
@@ -124,7 +131,8 @@ TEST_F(LearnLifecycle, CtrlCLetsTheJobsFinallyRun) {
 // its measured steps and its profile are kept.
 TEST_F(LearnLifecycle, AJobStoppedAfterItsStepsIsNotOk) {
   TORCH_OR_SKIP();
-  const auto r = learn_here({"--warmup", "0", "--steps", "2", "--grace", "1s"}, {"--ignore-stop", "--slow-finally", "40", "--chunks-file", dir_ + "/c.txt"});
+  const auto r = learn_here({"--warmup", "0", "--steps", "2", "--grace", "1s"},
+                            {"--ignore-stop", "--slow-finally", "40", "--chunks-file", dir_ + "/c.txt"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(learn_entry()["status"], "failed");
   EXPECT_NE(r.err.find("had not ended 1 s after its last step"), std::string::npos) << r.err;
@@ -138,8 +146,8 @@ TEST_F(LearnLifecycle, TwoLearnsAtOnceKeepBothRuns) {
   const std::string out = dir_ + "/results/";
   fs::create_directories(out);
   auto one_learn = [&](proc::ProcessResult& r) {
-    r = proc::run_process({NODEAUDIT_BINARY, "learn", "--warmup", "0", "--steps", "2", "--out", out, "--", "env", "OMP_NUM_THREADS=1", torch_python(),
-                           script("train_lifecycle.py"), "--tag", dir_});
+    r = proc::run_process({NODEAUDIT_BINARY, "learn", "--warmup", "0", "--steps", "2", "--out", out, "--", "env",
+                           "OMP_NUM_THREADS=1", torch_python(), script("train_lifecycle.py"), "--tag", dir_});
   };
   proc::ProcessResult a, b;
   std::thread first(one_learn, std::ref(a)), second(one_learn, std::ref(b));
@@ -173,7 +181,8 @@ TEST_F(LearnLifecycle, BytesThatAreNotUtf8AreKeptEscaped) {
 // A model run in numpy: the FLOP counter sees nothing. The measured steps are kept, with the reason.
 TEST_F(LearnLifecycle, AJobWithNoCountableFlopsKeepsItsResult) {
   TORCH_OR_SKIP();
-  const auto r = learn({"--warmup", "0", "--steps", "2"}, {script("train_lifecycle.py"), "--tag", dir_, "--numpy-model"});
+  const auto r =
+      learn({"--warmup", "0", "--steps", "2"}, {script("train_lifecycle.py"), "--tag", dir_, "--numpy-model"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const nlohmann::json e = learn_entry();
   EXPECT_EQ(metric(e, "step_time")["n"], 2);
