@@ -174,14 +174,18 @@ std::string make_owned_dir_named(const std::string& parent, const std::string& n
 }
 
 void remove_dirs_made_here() {
+  // One removal at a time: the child's main thread, ending, waits here for its reaper thread to
+  // finish instead of ending the process in the middle of the reaper's removal.
+  static std::mutex removing;
+  std::lock_guard<std::mutex> one_at_a_time(removing);
   std::vector<std::string> dirs;
   {
     std::lock_guard<std::mutex> lock(made_here_mutex);
     dirs = made_here();
   }
   for (const auto& dir : dirs) {
-    const auto owner = is_real_directory(dir) ? read_marker(dir) : std::nullopt;
-    if (!owner || owner->pid != getpid()) continue;  // gone already, or disowned (--keep-data)
+    // No marker is asked for: the probe's own removal may have taken it already. A directory
+    // disowned for --keep-data left this list then.
     // Another thread may be removing the same tree: entries vanishing under remove_all end it
     // early, so it is repeated until the directory is gone.
     for (int attempt = 0; attempt < 50 && is_real_directory(dir); ++attempt) {
@@ -199,6 +203,9 @@ std::optional<long long> owner_pid(const std::string& dir) {
 void disown_dir(const std::string& dir) {
   std::error_code ec;
   if (read_marker(dir)) fs::remove(fs::path(dir) / owner_marker_name, ec);
+  std::lock_guard<std::mutex> lock(made_here_mutex);
+  auto& dirs = made_here();
+  dirs.erase(std::remove(dirs.begin(), dirs.end(), dir), dirs.end());
 }
 
 bool is_abandoned_dir(const std::string& dir) {

@@ -27,6 +27,7 @@ std::string make_owned_dir_named(const std::string& parent, const std::string& n
 // marker (a directory disowned for --keep-data stays), however long that takes: the last thing a
 // probe child does when its parent is gone and its grace has passed, so a kill -9 of `run` during
 // data generation leaves nothing even when the probe's own removal has not finished by then.
+// Calls wait for one another, so a process never ends in the middle of another thread's removal.
 void remove_dirs_made_here();
 
 // The pid its owner marker names, when `dir` holds nodeaudit's marker.

@@ -279,6 +279,7 @@ void write_child_entry(const std::string& child_out, const std::string& text) {
   const std::optional<long long> parent = owner_pid(dir);
   if (parent && (parent_died.load() || getppid() != *parent)) {
     remove_if_owned_by(dir, *parent);  // no one will read it
+    remove_dirs_made_here();  // what the probe's own removal left (or the reaper thread is removing)
     return;
   }
   write_file_atomic(child_out, text, false);
