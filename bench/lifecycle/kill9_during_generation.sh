@@ -15,7 +15,9 @@ DATA="$WORK/data"
 mkdir -p "$DATA"
 load_pids=()
 for _ in $(seq "$LOAD"); do (while :; do :; done) & load_pids+=($!); done
-trap 'kill "${load_pids[@]}" 2>/dev/null; rm -rf "$WORK"' EXIT
+cleanup() { kill "${load_pids[@]}" 2>/dev/null; [ -n "${run_pid:-}" ] && kill -9 "$run_pid" 2>/dev/null; sleep 1; rm -rf "$WORK"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 entries() { find "$DATA" -mindepth 1 2>/dev/null | wc -l; }
 child_alive() { pgrep -f -- "probe storage.dataset .*$DATA" >/dev/null; }

@@ -153,6 +153,22 @@ std::string mark_new_dir(const std::string& dir, std::string& error) {
   return dir;
 }
 
+// Removes `dir` while another thread may be removing it too (the probe's own removal): an entry
+// the other took first is not an error, as it would end std::filesystem::remove_all early. Passes
+// go on while each one removes something; symbolic links are removed, never followed.
+void remove_tree_beside_another_remover(const std::string& dir) {
+  for (bool progress = true; progress && is_real_directory(dir);) {
+    progress = false;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string path = it->path().string();
+      if (is_real_directory(path)) remove_tree_beside_another_remover(path);
+      if (unlink(path.c_str()) == 0 || rmdir(path.c_str()) == 0) progress = true;
+    }
+    if (rmdir(dir.c_str()) == 0) progress = true;
+  }
+}
+
 }  // namespace
 
 std::string make_owned_dir(const std::string& parent, const std::string& stem, std::string& error) {
@@ -186,12 +202,7 @@ void remove_dirs_made_here() {
   for (const auto& dir : dirs) {
     // No marker is asked for: the probe's own removal may have taken it already. A directory
     // disowned for --keep-data left this list then.
-    // Another thread may be removing the same tree: entries vanishing under remove_all end it
-    // early, so it is repeated until the directory is gone.
-    for (int attempt = 0; attempt < 50 && is_real_directory(dir); ++attempt) {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
+    remove_tree_beside_another_remover(dir);
   }
 }
 
