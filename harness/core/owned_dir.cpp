@@ -154,11 +154,14 @@ std::string mark_new_dir(const std::string& dir, std::string& error) {
 }
 
 // Removes `dir` while another thread may be removing it too (the probe's own removal): an entry
-// the other took first is not an error, as it would end std::filesystem::remove_all early. Passes
-// go on while each one removes something; symbolic links are removed, never followed.
+// the other took first is not an error, as it would end std::filesystem::remove_all early; symbolic
+// links are removed, never followed.
 void remove_tree_beside_another_remover(const std::string& dir) {
-  for (bool progress = true; progress && is_real_directory(dir);) {
-    progress = false;
+  // A pass that removes nothing (the other remover took every entry first, or a writer not yet
+  // stopped adds more) is retried: the tree is given up only after 50 such passes in a row, 20 ms
+  // apart.
+  for (int idle_passes = 0; idle_passes < 50 && is_real_directory(dir);) {
+    bool progress = false;
     std::error_code ec;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
       const std::string path = it->path().string();
@@ -166,6 +169,8 @@ void remove_tree_beside_another_remover(const std::string& dir) {
       if (unlink(path.c_str()) == 0 || rmdir(path.c_str()) == 0) progress = true;
     }
     if (rmdir(dir.c_str()) == 0) progress = true;
+    idle_passes = progress ? 0 : idle_passes + 1;
+    if (!progress) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
 }
 
