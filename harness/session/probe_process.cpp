@@ -246,6 +246,9 @@ namespace {
 // Set by the parent-death signal. A signal handler can only reach a flag of its own; getppid() alone
 // is not enough, as the probe may finish before the kernel has handed it to its new parent.
 std::atomic<bool> parent_died{false};
+// The parent as die_with_parent found it: its scratch directory's marker may be gone by the time the
+// probe ends (another nodeaudit swept the directory of a killed `run`).
+std::atomic<long long> parent_at_start{0};
 extern "C" void on_parent_death(int) {
   parent_died.store(true);
   kill(getpid(), SIGTERM);  // the cancel flag the probe polls: it stops, removes its data and returns
@@ -256,6 +259,7 @@ void die_with_parent(const std::string& child_out, double grace_s) {
   const std::string dir = std::filesystem::path(child_out).parent_path().string();
   const std::optional<long long> parent = owner_pid(dir);
   if (!parent) return;
+  parent_at_start.store(*parent);
   struct sigaction sa {};
   sa.sa_handler = on_parent_death;
   sigemptyset(&sa.sa_mask);
@@ -276,9 +280,9 @@ void die_with_parent(const std::string& child_out, double grace_s) {
 
 void write_child_entry(const std::string& child_out, const std::string& text) {
   const std::string dir = std::filesystem::path(child_out).parent_path().string();
-  const std::optional<long long> parent = owner_pid(dir);
-  if (parent && (parent_died.load() || getppid() != *parent)) {
-    remove_if_owned_by(dir, *parent);  // no one will read it
+  const long long parent = owner_pid(dir).value_or(parent_at_start.load());
+  if (parent > 0 && (parent_died.load() || getppid() != parent)) {
+    remove_if_owned_by(dir, parent);  // no one will read it
     remove_dirs_made_here();  // what the probe's own removal left (or the reaper thread is removing)
     return;
   }
