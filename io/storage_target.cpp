@@ -60,7 +60,8 @@ const char* pseudo_file_system(const std::string& dir) {
 }
 
 // Empty when files can be created in `dir`; else why not, in words that name the fix.
-std::string directory_write_problem(const std::string& dir) {
+// A probe that writes (storage.checkpoint) is offered no read-only way out.
+std::string directory_write_problem(const std::string& dir, bool write_probe) {
   if (const char* kind = pseudo_file_system(dir))
     return fmt::format("is on {}, a kernel file system with no storage under it; nodeaudit creates its test files in the "
                        "directory it is given: give a writable directory on the storage under test", kind);
@@ -68,8 +69,9 @@ std::string directory_write_problem(const std::string& dir) {
   const bool read_only = (statvfs(dir.c_str(), &sv) == 0 && (sv.f_flag & ST_RDONLY) != 0) ||
                          (access(dir.c_str(), W_OK | X_OK) != 0 && errno == EROFS);
   if (read_only)
-    return "read-only file system; nodeaudit creates its test files in the directory it is given: give a writable "
-           "directory on the storage under test, or --path FILE|DEVICE to read without writing";
+    return std::string("read-only file system; nodeaudit creates its test files in the directory it is given: give a writable "
+                       "directory on the storage under test") +
+           (write_probe ? " (this probe writes: it needs one)" : ", or --path FILE|DEVICE to read without writing");
   if (access(dir.c_str(), W_OK | X_OK) != 0)
     return fmt::format("directory is not writable ({}); nodeaudit creates its test files there", std::strerror(errno));
   return {};
@@ -108,7 +110,7 @@ TargetOrReason resolve_target(const std::string& path_param, const std::string& 
   // Every probe given a directory creates its files there (storage.read its test file), so a
   // directory must take writes whatever the probe then does with them.
   if (t.kind == TargetKind::directory) {
-    if (std::string why = directory_write_problem(path); !why.empty()) {
+    if (std::string why = directory_write_problem(path, write_probe); !why.empty()) {
       out.reason = fmt::format("{}{}: {}", option, path, why);
       return out;
     }

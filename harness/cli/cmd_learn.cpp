@@ -20,6 +20,8 @@
 #include "harness/cli/common_options.hpp"
 #include "harness/cli/learn_run.hpp"
 #include "harness/core/errors.hpp"
+#include "harness/core/json_text.hpp"
+#include "harness/core/output_place.hpp"
 #include "harness/core/result.hpp"
 #include "harness/core/units.hpp"
 #include "harness/learn/data_wait_check.hpp"
@@ -103,6 +105,12 @@ ValidLearn validate(const LearnOptions& o) {
   }
   if (!(v.timeout_s >= 1) || v.timeout_s > 24 * 3600) throw UsageError("--timeout " + o.timeout, "must be from 1s to 24h, e.g. 10m");
   v.timeout_text = o.timeout;
+  try {
+    v.grace_s = parse_duration_s(o.grace);
+  } catch (const UsageError& e) {
+    throw UsageError("--grace " + o.grace, e.what());
+  }
+  if (!(v.grace_s >= 1) || v.grace_s > 3600) throw UsageError("--grace " + o.grace, "must be from 1s to 1h, e.g. 30s");
   if (!o.vary.empty()) {
     v.vary = learn::parse_vary(o.vary);
     v.repeats = whole_number_in("--repeats", o.repeats, 1, 20);
@@ -112,7 +120,8 @@ ValidLearn validate(const LearnOptions& o) {
   if (!o.md.empty()) refuse_existing("--md", o.md);
   v.out = session::resolve_out_path(o.out, "results", host_name());
   v.profile_path = o.out_profile.empty() ? fs::path(v.out.path).replace_extension(".toml").string() : o.out_profile;
-  if (o.out_profile.empty()) refuse_existing("--out-profile", v.profile_path);
+  // A name learn chose is claimed with its profile's at once (execute); a name the user gave is checked here.
+  if (o.out_profile.empty() && !v.out.name_is_ours) refuse_existing("--out-profile", v.profile_path);
   v.md_path = o.md;
   if (o.audit && !o.result.empty())
     throw UsageError("--audit --result " + o.result, "give one: --audit measures this node's figures itself, --result reads them from a result");
@@ -170,12 +179,7 @@ void refuse_failed_start(const learn::JobRun& run, const ValidLearn& v) {
 // Why the run is not complete (status, reason); status "ok" when it is.
 }  // namespace
 
-void refuse_existing(const std::string& option, const std::string& path) {
-  std::error_code ec;
-  if (fs::exists(path, ec)) throw UsageError(option + " " + path, "already exists; nodeaudit never overwrites a file (choose another name)");
-  const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
-  if (!fs::is_directory(parent, ec)) throw UsageError(option + " " + path, "directory " + parent.string() + " does not exist");
-}
+void refuse_existing(const std::string& option, const std::string& path) { check_output_place(option, path); }
 
 // Words as a POSIX shell reads them back: a word with anything the shell would expand or split is
 // single-quoted, and a single quote inside it is written '\''.
@@ -194,8 +198,9 @@ std::string shell_quoted(const std::vector<std::string>& words) {
 // else the command's own.
 
 OneRun run_learn_once(const LearnOptions& o, const ValidLearn& v, const std::map<std::string, std::string>& extra_env) {
-  learn::JobFolder folder;
-  learn::JobSpec spec{o.command, {}, folder.module_dir(), folder.records_dir(), v.warmup + v.steps + counted_steps, v.warmup, v.steps, v.timeout_s, 10};
+  learn::JobFolder folder(v.claimed_out, job_end_waits(v));
+  learn::JobSpec spec{o.command, {}, folder.module_dir(), folder.records_dir(), v.warmup + v.steps + counted_steps, v.warmup, v.steps, v.timeout_s, v.grace_s};
+  spec.waits = job_end_waits(v);
   spec.env = {{"NODEAUDIT_LEARN_DIR", folder.records_dir()}, {"NODEAUDIT_LEARN_WARMUP", std::to_string(v.warmup)},
               {"NODEAUDIT_LEARN_STEPS", std::to_string(v.steps)}, {"NODEAUDIT_LEARN_FLOP_STEPS", std::to_string(counted_steps)}};
   for (const auto& [key, value] : extra_env) spec.env[key] = value;
@@ -203,19 +208,28 @@ OneRun run_learn_once(const LearnOptions& o, const ValidLearn& v, const std::map
                v.command_text.c_str(), spec.window_steps, v.warmup, v.steps, counted_steps, format_duration(v.timeout_s).c_str());
   const std::atomic<bool>& interrupt = session::install_interrupt_handler();
   OneRun one;
-  one.run = learn::run_job(spec, [&] { return interrupt.load(); });
+  one.run = learn::run_job(spec, folder.guard(), [&] { return interrupt.load(); });
+  if (!one.run.tree_end.signals.empty()) std::fprintf(stderr, "learn: %s\n", one.run.end_description.c_str());
   refuse_failed_start(one.run, v);
   one.job = learn::learn_from_records(one.run.records, {v.warmup, v.steps, counted_steps, category_efficiencies(), v.gemm_tflops, o.result});
   return one;
 }
 
 std::pair<std::string, std::string> learn_outcome(const learn::JobRun& run, const learn::LearnedJob& job, const ValidLearn& v) {
-  if (job.complete) return {"ok", ""};
+  const bool stopped = run.ended_by != "exited" && !run.tree_end.signals.empty();
+  if (job.complete && !stopped) return {"ok", ""};
+  if (job.complete) {
+    // Every step was measured, but the job's own end (its finally and atexit code) was cut.
+    const std::string cut = "all steps were measured, but " + run.end_description;
+    if (run.ended_by == "interrupted") return {"interrupted", cut};
+    if (run.ended_by == "timeout") return {"timeout", fmt::format("the deadline (--timeout {}) passed: {}", v.timeout_text, cut)};
+    return {"failed", cut};
+  }
   const std::string progress = job.steps_done == 0 ? "before its first optimizer step"
                                                    : fmt::format("on step {} of {} ({} finished)", job.steps_done + 1, job.steps_needed, job.steps_done);
-  if (run.ended_by == "interrupted") return {"interrupted", "interrupted by signal " + progress};
+  if (run.ended_by == "interrupted") return {"interrupted", "interrupted by signal " + progress + "; the job was stopped: " + run.signals_sent};
   if (run.ended_by == "timeout")
-    return {"timeout", fmt::format("the deadline (--timeout {}) passed {}; the job was stopped", v.timeout_text, progress)};
+    return {"timeout", fmt::format("the deadline (--timeout {}) passed {}; the job was stopped: {}", v.timeout_text, progress, run.signals_sent)};
   if (job.steps_done == 0)
     return {"failed", fmt::format("the job {} without taking an optimizer step: learn needs a training loop that calls optimizer.step(); {}", how_it_ended(run),
                                   quoted_lines(run.last_lines, 3))};
@@ -237,14 +251,52 @@ std::optional<learn::DataWaitCheck> data_wait_against_node(const LearnOptions& o
   return learn::check_data_wait(measured, profile, node, node, out_path + " (learn --audit)");
 }
 
+std::string no_flops_reason() {
+  return "PyTorch's FLOP counter counted no FLOPs in the counted step (the model's arithmetic runs outside torch operators, e.g. in numpy); "
+         "a profile needs flops_per_sample: write it into a copy of a shipped profile by hand";
+}
+
+// The learned profile, checked as `profiles show` reads it and written under a name that is new; its text.
+std::string write_learned_profile(const OneRun& one, const ValidLearn& v) {
+  if (one.job.fields.flops_per_sample.value <= 0) throw UsageError("flops_per_sample", "not measured: " + no_flops_reason());
+  // TOML holds UTF-8 only: a script or path named in another encoding keeps its bytes as \xHH.
+  const std::string toml = learn::learned_profile_toml(one.job, escape_invalid_utf8(v.name), escape_invalid_utf8(v.command_text));
+  learn::check_learned_profile(toml, v.profile_path);
+  write_file_atomic(v.profile_path, toml, true);
+  return toml;
+}
+
+// The learn entry as it stands, written at once: what was measured is on disk before anything
+// that may refuse (the profile's check, its name, --audit).
+void keep_measured(nlohmann::json& doc, const std::string& out_path, const OneRun& one, const LearnOptions& o, const ValidLearn& v,
+                   const learn::LearnRunInfo& info, const nlohmann::json& audited) {
+  nlohmann::json entry = learn::learn_probe_entry(one.job, one.run, info);
+  entry["info"]["job_end"] = {{"ended_by", one.run.ended_by},       {"signals", one.run.tree_end.signals},
+                              {"how", one.run.end_description},     {"held_by", one.run.held_by},
+                              {"grace_s", v.grace_s},               {"sigterm_wait_s", learn_sigterm_wait_s}};
+  if (one.job.fields.flops_per_sample.value <= 0 && entry["info"].contains("learned"))
+    entry["info"]["learned"]["flops_per_sample"] = {{"value", nullptr}, {"how", "not measured: " + no_flops_reason()}};
+  doc["probes"] = nlohmann::json::array({entry});
+  for (const auto& e : audited) doc["probes"].push_back(e);
+  doc["finished_at"] = utc_now_iso8601();
+  (void)o;
+  write_file_atomic(out_path, json_text(doc, 1) + "\n", false);
+}
+
 int execute(const LearnOptions& o) {
-  const ValidLearn v = validate(o);
+  session::install_interrupt_handler();  // SIGINT, SIGTERM and SIGHUP from here on: a clean end
+  session::remove_abandoned_scratch("");  // learn's folders (and run's scratch) left by a process that is gone
+  ValidLearn v = validate(o);
   Nvml nvml;
   nlohmann::json doc = new_result_document("quick", "", o.argv, collect_env("", nvml));
-  const std::string out_path = session::claim_out_file(v.out, doc.dump(1) + "\n");
+  // One stem for the result and the profile: a name whose .toml exists is taken too.
+  const std::string out_path = session::claim_out_file(v.out, json_text(doc, 1) + "\n", o.out_profile.empty() ? ".toml" : "");
+  if (o.out_profile.empty()) v.profile_path = fs::path(out_path).replace_extension(".toml").string();
+  v.claimed_out = out_path;
   auto discard_claimed = [&] {
     std::error_code ec;
     fs::remove(out_path, ec);  // the result file we claimed holds nothing measured
+    if (v.out.made_dir) fs::remove(fs::path(out_path).parent_path(), ec);  // only when empty
   };
   if (v.vary) {
     try {
@@ -263,34 +315,37 @@ int execute(const LearnOptions& o) {
   }
   const learn::JobRun& run = one.run;
   const learn::LearnedJob& job = one.job;
-  const auto [status, reason] = learn_outcome(run, job, v);
+  auto [status, reason] = learn_outcome(run, job, v);
   learn::SummaryPaths paths{v.command_text, out_path, "", ""};
+  const score::JobMeasured measured = learn::job_measured(job, run, learn::job_load(run), doc["env"]);
+  learn::LearnRunInfo info{o.command, v.timeout_s, status, reason, "", nlohmann::json()};
+  if (job.complete) info.job_measured = score::to_json(measured);
+  keep_measured(doc, out_path, one, o, v, info, nlohmann::json::array());
   std::string advice;  // optimize or upgrade, for a complete run
   std::string toml;
-  const score::JobMeasured measured = learn::job_measured(job, run, learn::job_load(run), doc["env"]);
   if (job.complete) {
-    toml = learn::learned_profile_toml(job, v.name, v.command_text);
-    learn::check_learned_profile(toml, v.profile_path);
-    write_file_atomic(v.profile_path, toml, true);
-    paths.profile_path = v.profile_path;
-    advice = optimize_or_upgrade_line(one, v, doc, toml);
+    try {
+      toml = write_learned_profile(one, v);
+      paths.profile_path = v.profile_path;
+      advice = optimize_or_upgrade_line(one, v, doc, toml);
+    } catch (const std::exception& e) {
+      paths.no_profile_reason = e.what();
+      if (status == "ok") status = "failed", reason = std::string("the steps were measured and kept, but no profile was written: ") + e.what();
+    }
   } else {
     paths.no_profile_reason = fmt::format("a profile needs all {} optimizer steps ({} warm-up, {} measured, {} counted for FLOPs) on every rank; the job took {}",
                                           job.steps_needed, v.warmup, v.steps, counted_steps, job.steps_done);
   }
   nlohmann::json audited = nlohmann::json::array();
-  if (o.audit && job.complete) {
+  if (o.audit && !paths.profile_path.empty()) {
     const std::string job_python = run.records.ranks.empty() ? "" : run.records.ranks.front().value("python", "");
     audited = audit_node_for_profile(v.profile_path, o.data_dir, job_python, session::install_interrupt_handler());
   }
   paths.data_wait = data_wait_against_node(o, v, measured, paths.profile_path, doc, audited, out_path);
-  learn::LearnRunInfo info{o.command, v.timeout_s, status, reason, paths.profile_path,
-                           paths.data_wait ? learn::to_json(*paths.data_wait) : nlohmann::json()};
-  if (job.complete) info.job_measured = score::to_json(measured), info.profile_toml = toml;
-  doc["probes"] = nlohmann::json::array({learn::learn_probe_entry(job, run, info)});
-  for (const auto& entry : audited) doc["probes"].push_back(entry);
-  doc["finished_at"] = utc_now_iso8601();
-  write_file_atomic(out_path, doc.dump(1) + "\n", false);
+  info = {o.command, v.timeout_s, status, reason, paths.profile_path, paths.data_wait ? learn::to_json(*paths.data_wait) : nlohmann::json()};
+  if (job.complete) info.job_measured = score::to_json(measured);
+  info.profile_toml = toml;
+  keep_measured(doc, out_path, one, o, v, info, audited);
   const learn::JobLoad load = learn::job_load(run);
   if (!v.md_path.empty()) write_file_atomic(v.md_path, learn::render_learn_markdown(job, load, paths), true);
   std::cout << learn::render_learn_summary(job, load, paths) << (advice.empty() ? "" : advice + "\n");
@@ -307,6 +362,7 @@ void add_learn_command(CLI::App& root, Action& action) {
   cmd->add_option("--steps", o->steps, "Measured optimizer steps (1 to 10000)")->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "Warm-up optimizer steps before them, not measured")->capture_default_str();
   cmd->add_option("--timeout", o->timeout, "Deadline for the whole job, e.g. 10m; it is stopped past it")->capture_default_str();
+  cmd->add_option("--grace", o->grace, "How long the job may take to end by itself after its last step, and after SIGINT, before learn sends SIGTERM (then SIGKILL 5 s later)")->capture_default_str();
   cmd->add_option("--out", o->out, "Result file or directory (default results/)");
   cmd->add_option("--out-profile", o->out_profile, "Profile TOML to write (default: the result's name with .toml); never overwritten");
   cmd->add_option("--md", o->md, "Also write the summary as Markdown to this file");

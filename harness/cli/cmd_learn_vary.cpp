@@ -19,6 +19,7 @@
 #include "harness/cli/commands.hpp"
 #include "harness/cli/learn_run.hpp"
 #include "harness/core/errors.hpp"
+#include "harness/core/json_text.hpp"
 #include "harness/core/result.hpp"
 #include "harness/core/stats.hpp"
 #include "harness/core/units.hpp"
@@ -250,7 +251,7 @@ int execute_learn_vary(const LearnOptions& o, const ValidLearn& v, const std::st
   }
   doc["probes"] = nlohmann::json::array({entry});
   doc["finished_at"] = utc_now_iso8601();
-  write_file_atomic(out_path, doc.dump(1) + "\n", false);
+  write_file_atomic(out_path, json_text(doc, 1) + "\n", false);
   if (!v.md_path.empty()) write_file_atomic(v.md_path, learn::render_vary_markdown(report, v.command_text), true);
   if (!v.html_path.empty()) write_file_atomic(v.html_path, learn::render_vary_html(report, v.command_text), true);
   std::cout << learn::render_vary(report, v.command_text) << cpus_text

@@ -1,10 +1,15 @@
 // `learn --data-dir-copy DIR`: the job run from its own data directory and from a copy of it under
-// DIR (local NVMe against a network share), interleaved like any --vary setting. The data directory
+// DIR (local NVMe against a network share), interleaved like any --vary setting. The copy goes into
+// DIR/nodeaudit-copy-<pid>, a folder carrying nodeaudit's owner marker (core/owned_dir.hpp): a
+// copy left by a learn that was killed is removed by the next learn given the same DIR. The data directory
 // is the one directory the job's command names (an argument, or the value of --opt=VALUE); a
 // command naming none or several is refused, with the ones found. The copy goes to DIR/<its name>,
 // which must not exist (nothing is overwritten) and must fit in DIR's free space. Afterwards, and on
 // an error or Ctrl-C, exactly what the copy created is removed: the files it wrote, then its
 // directories when they are empty (anything the job itself wrote there stays, and so do they).
+#include <unistd.h>
+
+#include <cstdio>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -12,6 +17,7 @@
 
 #include "harness/cli/learn_run.hpp"
 #include "harness/core/errors.hpp"
+#include "harness/core/owned_dir.hpp"
 
 namespace nodeaudit::cli {
 
@@ -47,7 +53,9 @@ DataDirCopy::DataDirCopy(const std::vector<std::string>& command, const std::str
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw UsageError(what, "is not a directory; give an existing directory to copy the data into");
   const fs::path source = fs::weakly_canonical(original_, ec);
-  copy_ = (fs::path(dir) / source.filename()).string();
+  dir_ = dir;
+  owned_name_ = fmt::format("nodeaudit-copy-{}", getpid());
+  copy_ = (fs::path(dir) / owned_name_ / source.filename()).string();
   if (fs::exists(copy_, ec) || fs::is_symlink(copy_, ec)) throw UsageError(what, copy_ + " already exists; nodeaudit never overwrites (choose another DIR)");
   const fs::path target = fs::weakly_canonical(copy_, ec);
   if (target.string().rfind(source.string() + "/", 0) == 0) throw UsageError(what, "is inside the data directory " + original_);
@@ -59,6 +67,11 @@ DataDirCopy::DataDirCopy(const std::vector<std::string>& command, const std::str
 }
 
 void DataDirCopy::make() {
+  for (const auto& left : remove_abandoned_dirs(dir_))
+    std::fprintf(stderr, "nodeaudit: removed %s: a data copy left by a nodeaudit learn that is gone\n", left.c_str());
+  std::string error;
+  owned_ = make_owned_dir_named(dir_, owned_name_, error);
+  if (owned_.empty()) throw UsageError("--data-dir-copy " + dir_, error);
   fs::create_directory(copy_);
   created_.push_back(copy_);
   for (auto it = fs::recursive_directory_iterator(original_); it != fs::recursive_directory_iterator(); ++it) {
@@ -74,6 +87,9 @@ void DataDirCopy::make() {
 DataDirCopy::~DataDirCopy() {
   std::error_code ec;
   for (auto it = created_.rbegin(); it != created_.rend(); ++it) fs::remove(*it, ec);  // a directory only when empty
+  if (owned_.empty()) return;
+  disown_dir(owned_);
+  fs::remove(owned_, ec);  // only when empty: what the job wrote there stays
 }
 
 std::vector<std::string> DataDirCopy::command_at(const std::string& place) const {

@@ -18,7 +18,7 @@ namespace nodeaudit::cli {
 inline constexpr int learn_counted_steps = 1;  // the FLOP counter's step, after the measured ones
 
 struct LearnOptions {
-  std::string steps = "20", warmup = "5", timeout = "10m";
+  std::string steps = "20", warmup = "5", timeout = "10m", grace = "10s";
   std::string out, out_profile, md, name;
   std::string vary, repeats = "3";
   std::string html, price_per_hour, target_gpus;  // with --vary
@@ -34,7 +34,9 @@ struct ValidLearn {
   int steps = 0, warmup = 0;
   double timeout_s = 0;
   std::string timeout_text;
+  double grace_s = 10;     // --grace: for the job to end by itself after its last step, and after SIGINT
   session::OutPath out;
+  std::string claimed_out;  // the result file claimed for this learn (the guardian removes it while it holds nothing measured)
   std::string profile_path, md_path, name, command_text;
   std::optional<learn::VarySetting> vary;
   nlohmann::json node_result;                  // --result's document (null without it)
@@ -45,6 +47,10 @@ struct ValidLearn {
   std::string target_gpus;  // checked: score::parse_target_gpus accepts it
   std::string data_dir_copy;
 };
+
+// How the job is ended when learn ends it: SIGINT, --grace for it to end, SIGTERM, 5 s, SIGKILL.
+inline constexpr double learn_sigterm_wait_s = 5;
+inline TreeEndWaits job_end_waits(const ValidLearn& v) { return {v.grace_s, learn_sigterm_wait_s}; }
 
 struct OneRun {
   learn::JobRun run;
@@ -89,6 +95,7 @@ class DataDirCopy {
   std::vector<std::string> command_;
   std::size_t word_ = 0;
   std::string original_, copy_;
+  std::string dir_, owned_name_, owned_;  // DIR, the owned folder's name, the folder once made
   double bytes_ = 0;
   std::vector<std::string> created_;
 };

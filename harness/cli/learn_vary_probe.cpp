@@ -52,7 +52,7 @@ VaryProbe probe_own_setting(const LearnOptions& o, const ValidLearn& v) {
   std::fprintf(stderr, "learn --vary: a probe run of `%s` to its first DataLoader, to see its own %s; its output follows\n",
                v.command_text.c_str(), setting.name.c_str());
   const std::atomic<bool>& interrupt = session::install_interrupt_handler();
-  const learn::JobRun run = learn::run_job(spec, [&] { return interrupt.load(); });
+  const learn::JobRun run = learn::run_job(spec, folder.guard(), [&] { return interrupt.load(); });
   probe.wall_s = run.wall_s;
   probe.interrupted = run.ended_by == "interrupted";
   if (probe.interrupted) return probe;

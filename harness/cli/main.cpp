@@ -18,6 +18,7 @@
 #include "harness/core/errors.hpp"
 #include "harness/core/registry.hpp"
 #include "harness/core/version.hpp"
+#include "harness/learn/job_guard.hpp"
 #include "harness/node/env.hpp"
 #include "harness/node/slurm_step.hpp"
 
@@ -59,6 +60,8 @@ std::optional<std::string> unknown_command(const CLI::App& app, int argc, char**
 
 int main(int argc, char** argv) {
   using namespace nodeaudit;
+  // learn's guardian (harness/learn/job_guard.hpp): started by learn itself, never by a user.
+  if (argc > 1 && std::strcmp(argv[1], "__learn-guardian") == 0) return learn::run_guardian(argc, argv);
   CLI::App app{"nodeaudit: audit a GPU training server and say whether it is balanced for a workload"};
   app.set_version_flag("--version", version_string() + " (" + git_commit() + ")");
   app.require_subcommand(1);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -122,11 +123,21 @@ bool is_real_directory(const std::string& path) {
 
 }  // namespace
 
-std::string make_owned_dir(const std::string& parent, const std::string& stem, std::string& error) {
-  std::string dir = (fs::path(parent) / (stem + "-XXXXXX")).string();
-  if (!mkdtemp(dir.data())) {
-    error = fmt::format("create a directory in {}: {}", parent, std::strerror(errno));
-    return {};
+namespace {
+
+// The directories this process made (for remove_dirs_made_here): the one place kept per process,
+// as a process's end is per process.
+std::mutex made_here_mutex;
+std::vector<std::string>& made_here() {
+  static std::vector<std::string> dirs;
+  return dirs;
+}
+
+// Writes the marker into `dir` (just made); removes `dir` again when that fails.
+std::string mark_new_dir(const std::string& dir, std::string& error) {
+  {
+    std::lock_guard<std::mutex> lock(made_here_mutex);
+    made_here().push_back(dir);
   }
   const std::string marker = (fs::path(dir) / owner_marker_name).string();
   std::ofstream out(marker);
@@ -142,6 +153,64 @@ std::string make_owned_dir(const std::string& parent, const std::string& stem, s
   return dir;
 }
 
+// Removes `dir` while another thread may be removing it too (the probe's own removal): an entry
+// the other took first is not an error, as it would end std::filesystem::remove_all early; symbolic
+// links are removed, never followed.
+void remove_tree_beside_another_remover(const std::string& dir) {
+  // A pass that removes nothing (the other remover took every entry first, or a writer not yet
+  // stopped adds more) is retried: the tree is given up only after 50 such passes in a row, 20 ms
+  // apart.
+  for (int idle_passes = 0; idle_passes < 50 && is_real_directory(dir);) {
+    bool progress = false;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string path = it->path().string();
+      if (is_real_directory(path)) remove_tree_beside_another_remover(path);
+      if (unlink(path.c_str()) == 0 || rmdir(path.c_str()) == 0) progress = true;
+    }
+    if (rmdir(dir.c_str()) == 0) progress = true;
+    idle_passes = progress ? 0 : idle_passes + 1;
+    if (!progress) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+}  // namespace
+
+std::string make_owned_dir(const std::string& parent, const std::string& stem, std::string& error) {
+  std::string dir = (fs::path(parent) / (stem + "-XXXXXX")).string();
+  if (!mkdtemp(dir.data())) {
+    error = fmt::format("create a directory in {}: {}", parent, std::strerror(errno));
+    return {};
+  }
+  return mark_new_dir(dir, error);
+}
+
+std::string make_owned_dir_named(const std::string& parent, const std::string& name, std::string& error) {
+  const std::string dir = (fs::path(parent) / name).string();
+  if (mkdir(dir.c_str(), 0700) != 0) {
+    error = fmt::format("create {}: {}", dir, std::strerror(errno));
+    return {};
+  }
+  return mark_new_dir(dir, error);
+}
+
+void remove_dirs_made_here() {
+  // One removal at a time: the child's main thread, ending, waits here for its reaper thread to
+  // finish instead of ending the process in the middle of the reaper's removal.
+  static std::mutex removing;
+  std::lock_guard<std::mutex> one_at_a_time(removing);
+  std::vector<std::string> dirs;
+  {
+    std::lock_guard<std::mutex> lock(made_here_mutex);
+    dirs = made_here();
+  }
+  for (const auto& dir : dirs) {
+    // No marker is asked for: the probe's own removal may have taken it already. A directory
+    // disowned for --keep-data left this list then.
+    remove_tree_beside_another_remover(dir);
+  }
+}
+
 std::optional<long long> owner_pid(const std::string& dir) {
   const auto owner = read_marker(dir);
   return owner ? std::optional<long long>(owner->pid) : std::nullopt;
@@ -150,6 +219,9 @@ std::optional<long long> owner_pid(const std::string& dir) {
 void disown_dir(const std::string& dir) {
   std::error_code ec;
   if (read_marker(dir)) fs::remove(fs::path(dir) / owner_marker_name, ec);
+  std::lock_guard<std::mutex> lock(made_here_mutex);
+  auto& dirs = made_here();
+  dirs.erase(std::remove(dirs.begin(), dirs.end(), dir), dirs.end());
 }
 
 bool is_abandoned_dir(const std::string& dir) {

@@ -20,6 +20,16 @@ inline constexpr const char* owner_marker_name = ".nodeaudit-owner.json";
 // an empty string and `error`.
 std::string make_owned_dir(const std::string& parent, const std::string& stem, std::string& error);
 
+// Creates `parent`/`name` exactly (it must not exist) with the owner marker naming this process.
+std::string make_owned_dir_named(const std::string& parent, const std::string& name, std::string& error);
+
+// Removes every directory this process made with make_owned_dir(_named) that still carries its
+// marker (a directory disowned for --keep-data stays), however long that takes: the last thing a
+// probe child does when its parent is gone and its grace has passed, so a kill -9 of `run` during
+// data generation leaves nothing even when the probe's own removal has not finished by then.
+// Calls wait for one another, so a process never ends in the middle of another thread's removal.
+void remove_dirs_made_here();
+
 // The pid its owner marker names, when `dir` holds nodeaudit's marker.
 std::optional<long long> owner_pid(const std::string& dir);
 

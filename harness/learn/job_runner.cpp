@@ -7,12 +7,15 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "harness/learn/job_guard.hpp"
 #include "harness/learn/job_output.hpp"
 #include "harness/node/nvml.hpp"
 #include "harness/watch/process_stats.hpp"
@@ -25,7 +28,6 @@ namespace {
 
 constexpr double sample_every_s = 0.5;
 constexpr double records_every_s = 0.2;
-constexpr double kill_wait_s = 3;
 
 using Clock = std::chrono::steady_clock;
 
@@ -36,22 +38,40 @@ struct Spawned {
   int out = -1, err = -1;
 };
 
-Spawned spawn_job(const JobSpec& spec, std::string& error) {
-  int out[2], err[2];
-  if (pipe(out) != 0 || pipe(err) != 0) {
+// The command's path as execvp would find it, looked up before the fork (no allocation after it).
+std::string find_on_path(const std::string& command) {
+  if (command.find('/') != std::string::npos) return command;
+  const char* path = std::getenv("PATH");
+  const std::string dirs = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
+  for (std::size_t start = 0; start <= dirs.size();) {
+    const std::size_t colon = std::min(dirs.find(':', start), dirs.size());
+    const std::string dir = dirs.substr(start, colon - start);
+    const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + command;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = colon + 1;
+  }
+  return "";
+}
+
+// Between fork and exec (async-signal-safe calls only): into the held tree, a process group of
+// its own, stdin from /dev/null, stdout and stderr into the pipes; on failure errno goes to `status`.
+[[noreturn]] void exec_job_child(const HeldTree& tree, const char* file, char* const* argv, char* const* envp, int out, int err, int status) {
+  tree.join_in_forked_child();
+  setpgid(0, 0);
+  const int null_fd = open("/dev/null", O_RDONLY);
+  if (null_fd >= 0 && dup2(null_fd, STDIN_FILENO) >= 0 && dup2(out, STDOUT_FILENO) >= 0 && dup2(err, STDERR_FILENO) >= 0) execve(file, argv, envp);
+  const int e = errno;
+  if (write(status, &e, sizeof e) < 0) _exit(127);
+  _exit(127);
+}
+
+Spawned spawn_job(const JobSpec& spec, const HeldTree& tree, std::string& error) {
+  int out[2], err[2], status[2];
+  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || pipe2(status, O_CLOEXEC) != 0) {
     error = std::string("cannot make pipes for the job's output: ") + std::strerror(errno);
     return {};
   }
-  posix_spawn_file_actions_t files;
-  posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&files, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&files, err[1], STDERR_FILENO);
-  for (int fd : {out[0], out[1], err[0], err[1]}) posix_spawn_file_actions_addclose(&files, fd);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
+  const std::string file = find_on_path(spec.command.front());
   std::vector<char*> argv;
   for (const auto& a : spec.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -59,32 +79,22 @@ Spawned spawn_job(const JobSpec& spec, std::string& error) {
   std::vector<char*> envp;
   for (const auto& e : env_text) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, argv[0], &files, &attr, argv.data(), envp.data());
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&files);
+  const pid_t pid = file.empty() ? -1 : fork();
+  if (pid == 0) exec_job_child(tree, file.c_str(), argv.data(), envp.data(), out[1], err[1], status[1]);
+  int exec_errno = file.empty() ? ENOENT : pid < 0 ? errno : 0;
   close(out[1]);
   close(err[1]);
-  if (rc != 0) {
-    error = fmt::format("cannot start '{}': {}", spec.command.front(), std::strerror(rc));
+  close(status[1]);
+  // The status pipe closes at exec (O_CLOEXEC): nothing read means the command runs.
+  if (pid > 0 && read(status[0], &exec_errno, sizeof exec_errno) == static_cast<ssize_t>(sizeof exec_errno)) waitpid(pid, nullptr, 0);
+  close(status[0]);
+  if (exec_errno != 0) {
+    error = fmt::format("cannot start '{}': {}", spec.command.front(), std::strerror(exec_errno));
     close(out[0]);
     close(err[0]);
     return {};
   }
   return {pid, out[0], err[0]};
-}
-
-// SIGTERM to the group, SIGKILL to whatever is left after kill_wait_s; reaps `pid` if it is still ours.
-void end_group(pid_t pid, bool reaped, int& wait_status) {
-  if (kill(-pid, SIGTERM) != 0) return;  // nobody left in the group
-  const auto start = Clock::now();
-  while (since(start) < kill_wait_s) {
-    if (!reaped && waitpid(pid, &wait_status, WNOHANG) == pid) reaped = true;
-    if (reaped && kill(-pid, 0) != 0) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  kill(-pid, SIGKILL);
-  if (!reaped) waitpid(pid, &wait_status, 0);
 }
 
 // Every GPU's utilization and memory in use, and whether the job's processes run on it.
@@ -127,6 +137,16 @@ class Sampler {
 
 }  // namespace
 
+// Without a cgroup, learn is the subreaper of the job's orphans: they are collected here (never the
+// job's own process, whose status run_job reads itself).
+static void reap_orphans(pid_t job) {
+  siginfo_t info{};
+  while (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid > 0 && info.si_pid != job) {
+    waitpid(info.si_pid, nullptr, 0);
+    info = {};
+  }
+}
+
 std::vector<std::string> job_environment(const std::map<std::string, std::string>& extra, const std::string& module_dir) {
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
@@ -141,10 +161,12 @@ std::vector<std::string> job_environment(const std::map<std::string, std::string
   return env;
 }
 
-JobRun run_job(const JobSpec& spec, const std::function<bool()>& should_stop) {
+JobRun run_job(const JobSpec& spec, JobGuard& guard, const std::function<bool()>& should_stop) {
   JobRun run;
-  const Spawned job = spawn_job(spec, run.start_error);
+  run.held_by = guard.tree().mechanism();
+  const Spawned job = spawn_job(spec, guard.tree(), run.start_error);
   if (job.pid < 0) return run;
+  guard.job_started(job.pid);
   OutputPump output(job.out, job.err);
   const Nvml nvml;
   if (!nvml.available()) run.gpu_not_measured = "no GPU: " + nvml.why_unavailable();
@@ -177,9 +199,14 @@ JobRun run_job(const JobSpec& spec, const std::function<bool()>& should_stop) {
     else if (all_done_s && t - *all_done_s > spec.grace_s) run.ended_by = "grace";
     if (!run.ended_by.empty()) break;
   }
-  end_group(job.pid, reaped, wait_status);  // the job, or what it left behind
-  // The pipes close when the group is gone; a process that left the group (setsid) may hold them:
-  // its output is not waited for past 2 s.
+  // The job, or what it left behind (workers, ranks in sessions of their own).
+  run.tree_end = end_tree(guard.tree(), job.pid, spec.waits, [&] {
+    if (!reaped && waitpid(job.pid, &wait_status, WNOHANG) == job.pid) reaped = true;
+    reap_orphans(job.pid);
+  });
+  if (!reaped) waitpid(job.pid, &wait_status, 0);
+  guard.release();  // ended here: the guardian has nothing left to do
+  // The tree is gone, so are the writers of the pipes; what they wrote last is drained (2 s at most).
   const auto drain_start = Clock::now();
   while (output.pump(100) && since(drain_start) < 2) {
   }
@@ -188,7 +215,22 @@ JobRun run_job(const JobSpec& spec, const std::function<bool()>& should_stop) {
   if (WIFSIGNALED(wait_status)) run.signal = WTERMSIG(wait_status);
   run.records = read_job_records(spec.records_dir);
   run.last_lines = output.last_lines(12);
+  run.end_description = describe_job_end(run, spec);
+  run.signals_sent = describe_tree_end(run.tree_end, spec.waits);
   return run;
+}
+
+}  // namespace nodeaudit::learn
+
+namespace nodeaudit::learn {
+
+std::string describe_job_end(const JobRun& run, const JobSpec& spec) {
+  const std::string how = describe_tree_end(run.tree_end, spec.waits);
+  if (run.ended_by == "exited")
+    return run.tree_end.signals.empty() ? "the job ended by itself" : "the job's command ended; the processes it left were ended: " + how;
+  if (run.ended_by == "grace") return fmt::format("the job had not ended {:.0f} s after its last step; learn ended it: {}", spec.grace_s, how);
+  if (run.ended_by == "timeout") return "past the deadline, learn ended the job: " + how;
+  return "interrupted, learn ended the job: " + how;
 }
 
 }  // namespace nodeaudit::learn

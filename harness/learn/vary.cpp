@@ -89,13 +89,14 @@ VarySetting parse_vary(const std::string& text) {
   } else if (!kind) {
     throw UsageError("--vary " + text, "unknown setting '" + s.name + "'; accepted: " + accepted_settings());
   }
-  if (s.values.size() < 2) throw UsageError("--vary " + text, "give at least two values to compare, e.g. " + s.name + "=1,2");
   std::set<std::string> seen;
   for (const auto& v : s.values) {
     if (v.empty()) throw UsageError("--vary " + text, "an empty value; give values separated by commas");
     if (!seen.insert(v).second) throw UsageError("--vary " + text, "'" + v + "' is given twice");
     if (kind) check_value(s.name, *kind, v);
   }
+  // Each value is checked first: `num_workers=abc` is a value that is not a number, not too few values.
+  if (s.values.size() < 2) throw UsageError("--vary " + text, "give at least two values to compare, e.g. " + s.name + "=1,2");
   return s;
 }
 

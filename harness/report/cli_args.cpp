@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "harness/core/output_place.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/units.hpp"
 
@@ -31,16 +32,8 @@ std::pair<std::string, std::string> split_assignment(const std::string& option, 
 }
 
 void check_outputs_are_new(const std::vector<OutputFile>& outputs) {
-  namespace fs = std::filesystem;
-  for (const auto& output : outputs) {
-    if (output.path.empty()) continue;
-    std::error_code ec;
-    if (fs::exists(output.path, ec))
-      throw UsageError(output.option + " " + output.path, "exists; nodeaudit never overwrites a file (choose a new name)");
-    const fs::path parent = fs::path(output.path).parent_path();
-    if (!parent.empty() && !fs::is_directory(parent, ec))
-      throw UsageError(output.option + " " + output.path, "its directory " + parent.string() + " does not exist");
-  }
+  for (const auto& output : outputs)
+    if (!output.path.empty()) check_output_place(output.option, output.path);
 }
 
 }  // namespace nodeaudit::report

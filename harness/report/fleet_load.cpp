@@ -21,8 +21,13 @@ namespace fs = std::filesystem;
 std::vector<std::string> json_files_in(const std::string& directory, FleetInput& fleet) {
   std::vector<std::string> files;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(directory, ec))
-    if (entry.path().extension() == ".json" && entry.is_regular_file(ec)) files.push_back(entry.path().string());
+  for (const auto& entry : fs::directory_iterator(directory, ec)) {
+    if (entry.path().extension() != ".json") continue;
+    std::error_code type_ec;
+    if (entry.is_regular_file(type_ec)) files.push_back(entry.path().string());
+    else  // a FIFO, socket or device named *.json: named, never opened (a FIFO would block the read)
+      fleet.skipped.push_back({entry.path().string(), "is not a regular file (a FIFO, socket, device or directory); a result is a regular file"});
+  }
   if (ec)
     fleet.skipped.push_back({directory, "cannot be listed (" + ec.message() + ")"});
   else if (files.empty())

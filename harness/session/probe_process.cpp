@@ -246,6 +246,9 @@ namespace {
 // Set by the parent-death signal. A signal handler can only reach a flag of its own; getppid() alone
 // is not enough, as the probe may finish before the kernel has handed it to its new parent.
 std::atomic<bool> parent_died{false};
+// The parent as die_with_parent found it: its scratch directory's marker may be gone by the time the
+// probe ends (another nodeaudit swept the directory of a killed `run`).
+std::atomic<long long> parent_at_start{0};
 extern "C" void on_parent_death(int) {
   parent_died.store(true);
   kill(getpid(), SIGTERM);  // the cancel flag the probe polls: it stops, removes its data and returns
@@ -256,17 +259,20 @@ void die_with_parent(const std::string& child_out, double grace_s) {
   const std::string dir = std::filesystem::path(child_out).parent_path().string();
   const std::optional<long long> parent = owner_pid(dir);
   if (!parent) return;
+  parent_at_start.store(*parent);
   struct sigaction sa {};
   sa.sa_handler = on_parent_death;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGUSR2, &sa, nullptr);
   prctl(PR_SET_PDEATHSIG, SIGUSR2);
   if (getppid() != *parent) kill(getpid(), SIGUSR2);  // gone before the line above took effect
-  // The bound: a probe that does not return within the grace (a hung call) ends anyway; the next
-  // run removes what it left.
+  // The bound: a probe that does not return within the grace (a hung call, or a removal of many
+  // files on a loaded machine) ends anyway, after this thread has removed the data it made: the
+  // removal goes on past the grace for as long as it takes.
   std::thread([dir, parent = *parent, grace_s] {
     while (getppid() == parent && !parent_died.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     std::this_thread::sleep_for(std::chrono::duration<double>(grace_s));
+    remove_dirs_made_here();
     remove_if_owned_by(dir, parent);
     _exit(1);
   }).detach();
@@ -274,9 +280,10 @@ void die_with_parent(const std::string& child_out, double grace_s) {
 
 void write_child_entry(const std::string& child_out, const std::string& text) {
   const std::string dir = std::filesystem::path(child_out).parent_path().string();
-  const std::optional<long long> parent = owner_pid(dir);
-  if (parent && (parent_died.load() || getppid() != *parent)) {
-    remove_if_owned_by(dir, *parent);  // no one will read it
+  const long long parent = owner_pid(dir).value_or(parent_at_start.load());
+  if (parent > 0 && (parent_died.load() || getppid() != parent)) {
+    remove_if_owned_by(dir, parent);  // no one will read it
+    remove_dirs_made_here();  // what the probe's own removal left (or the reaper thread is removing)
     return;
   }
   write_file_atomic(child_out, text, false);

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/core/output_place.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/owned_dir.hpp"
 #include "harness/core/result.hpp"
@@ -108,10 +109,11 @@ OutPath resolve_out_path(const std::string& out, const std::string& default_dir,
   std::error_code ec;
   const ContainerInfo container = detect_container();
   if (out.empty()) {
+    const bool existed = fs::is_directory(default_dir, ec);
     fs::create_directories(default_dir, ec);
     if (ec) throw UsageError(default_dir, "cannot create the results directory: " + ec.message());
     warn_if_on_container_layer(default_dir, container);
-    return {(fs::path(default_dir) / default_result_name(host)).string(), true};
+    return {(fs::path(default_dir) / default_result_name(host)).string(), true, !existed};
   }
   if (fs::is_directory(out, ec)) {
     warn_if_on_container_layer(out, container);
@@ -123,12 +125,12 @@ OutPath resolve_out_path(const std::string& out, const std::string& default_dir,
     throw UsageError("--out " + out, parent.string() + " is a file, not a directory; give a directory, or a new file name in an existing directory");
   if (!fs::is_directory(parent, ec))
     throw UsageError("--out " + out, "directory " + parent.string() + " does not exist; " + missing_dir_hint(parent.string(), container));
-  if (fs::exists(out, ec)) throw UsageError("--out " + out, "already exists; nodeaudit never overwrites a file");
+  check_output_place("--out", out);  // exists, a symbolic link, a directory not writable
   warn_if_on_container_layer(parent.string(), container);
   return {out, false};
 }
 
-std::string claim_out_file(const OutPath& out, const std::string& content) {
+std::string claim_out_file(const OutPath& out, const std::string& content, const std::string& sibling_extension) {
   if (!out.name_is_ours) {
     write_file_atomic(out.path, content, true);
     return out.path;
@@ -139,6 +141,8 @@ std::string claim_out_file(const OutPath& out, const std::string& content) {
   constexpr int kMaxSuffix = 1000;
   for (int suffix = 1; suffix <= kMaxSuffix; ++suffix) {
     const std::string candidate = suffix == 1 ? out.path : fmt::format("{}-{}{}", stem, suffix, first.extension().string());
+    std::error_code ec;
+    if (!sibling_extension.empty() && std::filesystem::exists(std::filesystem::path(candidate).replace_extension(sibling_extension), ec)) continue;
     if (write_new_file_atomic(candidate, content)) return candidate;
   }
   throw UsageError(out.path, fmt::format("this name and {} numbered variants already exist; give another --out", kMaxSuffix - 1));
@@ -161,6 +165,7 @@ const std::atomic<bool>& install_interrupt_handler() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);  // a hang-up (the ssh session dropped) ends the run as Ctrl-C does
   return interrupt_flag;
 }
 

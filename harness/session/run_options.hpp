@@ -41,6 +41,7 @@ int rounds_for(const CommonOptions& options, Level level);
 struct OutPath {
   std::string path;
   bool name_is_ours = false;
+  bool made_dir = false;  // the default directory did not exist and was made for this result
 };
 
 // --out FILE|DIR -> the file to create. A directory (existing, or ending in '/') gets the default
@@ -50,8 +51,10 @@ OutPath resolve_out_path(const std::string& out, const std::string& default_dir,
 // Writes the first version of the result and returns the path it has. A name nodeaudit chose that
 // another run took meanwhile (two runs started in the same second) becomes "<name>-2.json",
 // "-3", ...: the first free one, taken atomically, so no run overwrites or loses another's result.
-// A name the user gave that exists by now is refused (UsageError).
-std::string claim_out_file(const OutPath& out, const std::string& content);
+// A name the user gave that exists by now is refused (UsageError). With `sibling_extension`
+// (".toml": learn's profile beside its result) a name whose sibling with that extension exists is
+// taken too, so both files come from one stem chosen once.
+std::string claim_out_file(const OutPath& out, const std::string& content, const std::string& sibling_extension = "");
 // " on HOST (rank 0's host)" under an MPI launcher, where the file is written on rank 0's host and
 // the launcher's terminal may be elsewhere; empty otherwise.
 std::string where_written(const std::optional<int>& mpi_rank);
@@ -61,7 +64,8 @@ void hoist_multinode(nlohmann::json& doc, nlohmann::json& entry);
 // Path of the running binary, for re-executing it as a probe child.
 std::string self_exe_path();
 
-// SIGINT/SIGTERM set this flag; the first signal asks for a clean stop.
+// SIGINT, SIGTERM and SIGHUP (a dropped ssh session) set this flag; the first signal asks for a
+// clean stop.
 const std::atomic<bool>& install_interrupt_handler();
 
 // Removes the scratch directories a nodeaudit process that is gone left in --data-dir and the

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 
+#include "harness/core/output_place.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/registry.hpp"
 #include "harness/core/result.hpp"
@@ -284,8 +285,7 @@ int run_session(RunRequest& request) {
   const std::optional<OutPath> out =
       printer.writes ? std::optional<OutPath>(resolve_out_path(request.common.out, "results", host_name()))
                      : std::nullopt;
-  if (printer.writes && !request.telemetry_out.empty() && std::filesystem::exists(request.telemetry_out))
-    throw UsageError("--telemetry-out " + request.telemetry_out, "already exists; nodeaudit never overwrites a file");
+  if (printer.writes && !request.telemetry_out.empty()) check_output_place("--telemetry-out", request.telemetry_out);
   check_places_up_front(plan, settings, request.extras, !request.only.empty());
   if (printer.writes) remove_abandoned_scratch(settings.data_dir);
   printer.json_out = request.common.format == "json";

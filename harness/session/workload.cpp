@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/core/output_place.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/units.hpp"
 #include "harness/node/procfs.hpp"
@@ -21,9 +22,8 @@ namespace {
 // Checked before measuring, so a bad path costs no probe time.
 void check_prometheus_path(const std::string& path) {
   namespace fs = std::filesystem;
-  const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+  check_output_place("--prometheus", path, Existing::allow);  // a link, a missing or read-only directory
   std::error_code ec;
-  if (!fs::is_directory(parent, ec)) throw UsageError("--prometheus " + path, "directory " + parent.string() + " does not exist");
   if (fs::exists(path, ec) && procfs::read_first_line(path).value_or("") != report::prometheus_header)
     throw UsageError("--prometheus " + path, "exists and was not written by nodeaudit; it is never overwritten");
 }

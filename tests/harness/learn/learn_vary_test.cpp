@@ -148,31 +148,31 @@ TEST_F(LearnVary, ADataLoaderSettingOnAJobWithoutOneIsRefused) {
   EXPECT_FALSE(fs::exists(result_path()));
 }
 
-// --data-dir-copy: the job from its own image folder and from a copy under DIR; the copy is gone
-// afterwards, DIR and the original stay as they were.
+// --data-dir-copy: the job from its own image folder and from a copy in nodeaudit's own folder
+// under DIR (nodeaudit-copy-<pid>, owner-marked); the copy is gone afterwards, DIR and the original
+// stay as they were, and a user's folder named like the data there is never touched.
 TEST_F(LearnVary, TheDataDirectoryCopiedAndRemovedAfter) {
   TORCH_OR_SKIP();
   const std::string place = dir_ + "/fast-disk", original = images();
-  fs::create_directory(place);
+  fs::create_directories(place + "/images");
   std::ofstream(place + "/someone-elses-file") << "kept";
+  std::ofstream(place + "/images/theirs") << "kept";
   const auto r = learn_vary({"--data-dir-copy", place, "--repeats", "2"}, {script("train_cnn.py"), original, "--workers", "0"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const nlohmann::json e = learn_entry();
   EXPECT_EQ(e["params"]["setting"], "data_dir");
-  EXPECT_EQ(e["params"]["values"], (nlohmann::json{original, place + "/images"}));
+  ASSERT_EQ(e["params"]["values"].size(), 2u);
+  EXPECT_EQ(e["params"]["values"][0], original);
+  const std::string copy = e["params"]["values"][1];
+  EXPECT_EQ(copy.rfind(place + "/nodeaudit-copy-", 0), 0u) << copy;
+  EXPECT_EQ(fs::path(copy).filename(), "images");
   EXPECT_EQ(e["info"]["baseline"], original);
-  EXPECT_NE(value_entry(e, place + "/images")["command"].get<std::string>().find(" " + place + "/images --workers 0"), std::string::npos);
-  EXPECT_GT(value_entry(e, place + "/images")["median"].get<double>(), 0) << "the job read its images from the copy";
-  EXPECT_FALSE(fs::exists(place + "/images"));
+  EXPECT_NE(value_entry(e, copy)["command"].get<std::string>().find(" " + copy + " --workers 0"), std::string::npos);
+  EXPECT_GT(value_entry(e, copy)["median"].get<double>(), 0) << "the job read its images from the copy";
+  EXPECT_FALSE(fs::exists(fs::path(copy).parent_path())) << "the copy and its folder are gone";
   EXPECT_TRUE(fs::exists(place + "/someone-elses-file"));
+  EXPECT_TRUE(fs::exists(place + "/images/theirs"));
   EXPECT_EQ(std::distance(fs::directory_iterator(original + "/class_a"), fs::directory_iterator()), 16);
-  // A copy that would overwrite is refused before anything runs, and nothing there is touched.
-  fs::create_directory(place + "/images");
-  fs::remove(result_path());
-  const auto again = learn_vary({"--data-dir-copy", place}, {script("train_cnn.py"), original});
-  EXPECT_EQ(again.exit_code, 2);
-  EXPECT_EQ(again.err, "nodeaudit: --data-dir-copy " + place + ": " + place + "/images already exists; nodeaudit never overwrites (choose another DIR)\n");
-  EXPECT_TRUE(fs::is_directory(place + "/images"));
 }
 
 TEST_F(LearnVary, BadSettingsAreRefusedBeforeAnythingRuns) {
@@ -180,6 +180,7 @@ TEST_F(LearnVary, BadSettingsAreRefusedBeforeAnythingRuns) {
       {{"--vary", "workers=1,2"}, "nodeaudit: --vary workers=1,2: unknown setting 'workers'; accepted: num_workers, prefetch_factor, batch_size, pin_memory, persistent_workers, env:NAME, cpus\n"},
       {{"--vary", "num_workers=4"}, "nodeaudit: --vary num_workers=4: give at least two values to compare, e.g. num_workers=1,2\n"},
       {{"--vary", "num_workers=2,many"}, "nodeaudit: --vary num_workers=many: 'many' is not a whole number from 0 to 4096\n"},
+      {{"--vary", "num_workers=abc"}, "nodeaudit: --vary num_workers=abc: 'abc' is not a whole number from 0 to 4096\n"},
       {{"--vary", "pin_memory=true,yes"}, "nodeaudit: --vary pin_memory=yes: 'yes' is not true or false\n"},
       {{"--vary", "num_workers=1,2", "--repeats", "0"}, "nodeaudit: --repeats 0: must be a whole number from 1 to 20\n"},
       {{"--vary", "num_workers=1,2", "--repeats", "1"},
