@@ -39,6 +39,7 @@ score::JobMeasured job_measured(const LearnedJob& job, const JobRun& run, const 
   m.step_s = measured_mean(lead, "duration_s");
   m.data_wait_s = measured_mean(lead, "data_wait_s");
   m.checkpoint_s = measured_mean(lead, "checkpoint_s");
+  m.fetch_s = std::min(m.data_wait_s, measured_mean(lead, "fetch_cpu_s"));
   m.compute_s = std::max(0.0, m.step_s - m.data_wait_s - m.checkpoint_s);
   m.world_size = std::max(job.world_size, 1);
   m.samples_per_step = job.timing.samples_per_step * m.world_size;

@@ -52,7 +52,7 @@ json timeline_json(const JobRecords& records, double micro_batch) {
     out.push_back({{"step", s.value("step", 0)}, {"phase", s.value("phase", "")}, {"duration_s", s.value("duration_s", 0.0)},
                    {"data_wait_s", s.value("data_wait_s", 0.0)}, {"backward_s", s.value("backward_s", 0.0)},
                    {"optimizer_s", s.value("optimizer_s", 0.0)}, {"checkpoint_s", s.value("checkpoint_s", 0.0)},
-                   {"main_cpu_s", s.value("main_cpu_s", 0.0)},
+                   {"main_cpu_s", s.value("main_cpu_s", 0.0)}, {"fetch_cpu_s", s.value("fetch_cpu_s", 0.0)},
                    {"backward_calls", s.value("backward_calls", 0)},
                    {"samples", from_batches > 0 ? from_batches : micro_batch * s.value("backward_calls", 0.0)}});
   }

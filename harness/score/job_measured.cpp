@@ -20,6 +20,7 @@ json to_json(const JobMeasured& m) {
   return {{"step_s", m.step_s},
           {"compute_s", m.compute_s},
           {"data_wait_s", m.data_wait_s},
+          {"fetch_s", m.fetch_s},
           {"checkpoint_s", m.checkpoint_s},
           {"samples_per_step", m.samples_per_step},
           {"world_size", m.world_size},
@@ -55,6 +56,7 @@ JobMeasured job_measured_from_json(const json& block, const std::string& source)
   m.compute_s = number_in(block, "compute_s", 0, day_s, source);
   m.data_wait_s = number_in(block, "data_wait_s", 0, day_s, source);
   m.checkpoint_s = number_in(block, "checkpoint_s", 0, day_s, source);
+  m.fetch_s = number_in(block, "fetch_s", 0, day_s, source);
   m.samples_per_step = number_in(block, "samples_per_step", 0, huge, source);
   m.world_size = static_cast<int>(number_in(block, "world_size", 1, 1e6, source));
   m.loader_workers = static_cast<int>(number_in(block, "loader_workers", 0, 1e4, source));

@@ -17,6 +17,7 @@ struct JobMeasured {
   double step_s = 0;        // wall time of a step
   double compute_s = 0;     // step minus data wait minus checkpoint saves: the device's (or CPU model's) share
   double data_wait_s = 0;   // in the DataLoader's next()
+  double fetch_s = 0;       // of which the rank's main thread spent on CPU (receiving the batch): paid every step
   double checkpoint_s = 0;  // in torch.save
   double samples_per_step = 0;  // all ranks
   int world_size = 1;

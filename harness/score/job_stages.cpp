@@ -146,6 +146,7 @@ Stage measured_cpu_stage(const JobMeasured& job, const json& job_node, const jso
   const double loader_s = loader_cpu_s / parallel;
   const double floor_s = job.tree_cpu_s * speed.factor / *cores;
   stage.time_s = stage.serial ? loader_s : std::max(loader_s, floor_s);
+  stage.fetch_s = stage.serial ? 0 : job.fetch_s * speed.factor;
   stage.capacity_metric = fmt::format("{:.3g} cores here (env: cpuset and CPU quota); per-core speed {}", *cores, speed.how);
   stage.note = fmt::format("loader {} CPU per step over {} (workers {}, cores {:.3g}) = {}; the job's whole CPU {} per step over {:.3g} cores = {}",
                            ms(loader_cpu_s), fmt::format("{:.3g}", parallel), workers, *cores, ms(loader_s),

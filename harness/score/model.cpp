@@ -30,6 +30,7 @@ StepModel predict_step(const Profile& profile, const NodeModel& node) {
     return step;
   }
   step.gpu_busy_s = compute.time_s;
+  double fetch_s = 0;
   for (const Stage& stage : node.stages) {
     if (!stage.needed || stage.resource == "compute") continue;
     if (!stage.judged()) {
@@ -47,9 +48,11 @@ StepModel predict_step(const Profile& profile, const NodeModel& node) {
       step.loader_resource = stage.resource;
       step.loader_serial = stage.serial;
     }
+    fetch_s = std::max(fetch_s, stage.fetch_s);
   }
   const double gpu_side_s = step.gpu_busy_s + step.exposed_comm_s;
-  const double loader_wait_s = step.loader_serial ? step.loader_s : std::max(0.0, step.loader_s - gpu_side_s);
+  // Receiving a batch costs the rank its fetch time even when the workers are ahead.
+  const double loader_wait_s = step.loader_serial ? step.loader_s : std::max(fetch_s, step.loader_s - gpu_side_s);
   step.step_s = gpu_side_s + loader_wait_s + step.checkpoint_s;
   step.utilization = step.gpu_busy_s / step.step_s;
   step.exposed_comm_share = step.exposed_comm_s / step.step_s;

@@ -30,6 +30,8 @@ struct Stage {
   std::optional<double> knee_workers;  // storage.dataset's worker knee, when measured
   bool datasheet = false;              // the capacity is a --target-gpus table figure, not a measurement
   bool serial = false;                 // runs inside the step rather than beside compute (a loader without workers)
+  double fetch_s = 0;                  // a learned job's loader: the rank's own time per step receiving batches,
+                                       // waited for even when the workers are ahead
   // cpu_decode measured on the framework loader: the native decoder's rate (host.decode), the
   // headroom a faster decode path could bring before more cores are bought.
   std::optional<double> native_capacity;

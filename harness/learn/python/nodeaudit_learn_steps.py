@@ -64,7 +64,7 @@ class _Steps:
 
     @staticmethod
     def _fresh_step():
-        return {"data_wait_s": 0.0, "backward_s": 0.0, "backward_calls": 0, "optimizer_s": 0.0, "batches": 0,
+        return {"data_wait_s": 0.0, "fetch_cpu_s": 0.0, "backward_s": 0.0, "backward_calls": 0, "optimizer_s": 0.0, "batches": 0,
                 "batch_samples": 0, "batch_bytes": 0, "checkpoint_s": 0.0, "checkpoint_bytes": 0}
 
     # --- per step -------------------------------------------------------------------------------
@@ -313,9 +313,12 @@ def _install_data_hooks(steps, torch):
         def next_batch(self):
             if threading.current_thread() is not steps.main_thread:
                 return original(self)
-            started = time.perf_counter()
+            started, started_cpu = time.perf_counter(), time.thread_time()
             batch = original(self)
             steps.open["data_wait_s"] += time.perf_counter() - started
+            # The main thread's own CPU in next(): receiving the batch from the workers, paid on every
+            # step even when the workers are ahead; a wait for a slow loader costs no CPU.
+            steps.open["fetch_cpu_s"] += time.thread_time() - started_cpu
             nbytes, rows = _tensor_bytes_and_rows(batch)
             steps.open["batches"] += 1
             steps.open["batch_samples"] += rows or 0

@@ -42,7 +42,7 @@ target_samples = 1000000
 // 100 ms steps on a 2-CPU node without a GPU: 40 ms of compute, 60 ms waiting, 32 samples, 2
 // workers; 150 ms of CPU per step in the tree, 30 ms of it in the rank: 120 ms in the loader.
 json learn_result() {
-  json measured = {{"step_s", 0.1}, {"compute_s", 0.04}, {"data_wait_s", 0.06}, {"checkpoint_s", 0.0}, {"samples_per_step", 32},
+  json measured = {{"step_s", 0.1}, {"compute_s", 0.04}, {"data_wait_s", 0.06}, {"fetch_s", 0.0}, {"checkpoint_s", 0.0}, {"samples_per_step", 32},
                    {"world_size", 1}, {"loader_workers", 2}, {"tree_cpu_s", 0.15}, {"ranks_cpu_s", 0.03}, {"cores_available", 2},
                    {"gpu_model", ""}, {"all_reduce_bytes_per_step", 0}};
   json doc = nodeaudit::test_files::fixture_json("results/cpu-only.json");

@@ -83,6 +83,17 @@ TEST(JobPrediction, OnFourCoresTheWorkersParallelismSetsTheStep) {
   EXPECT_NEAR(model.step.data_wait_share, 1.0 / 3, 1e-12);
 }
 
+TEST(JobPrediction, ReceivingABatchIsWaitedForEvenWhenTheWorkersAreAhead) {
+  const Profile profile = image_job_profile();
+  JobMeasured m = image_job();
+  m.tree_cpu_s = m.ranks_cpu_s + 0.040;  // a loader of 40 ms CPU over 2 workers: 20 ms, well ahead of 40 ms of compute
+  m.fetch_s = 0.005;                     // but the rank spends 5 ms of its own receiving each batch
+  const NodeModel model = predict(profile, m, node(2, std::nullopt), node(4, std::nullopt));
+  EXPECT_NEAR(model.step.step_s, 0.045, 1e-12);
+  EXPECT_NEAR(model.step.data_wait_share, 0.005 / 0.045, 1e-12);
+  EXPECT_EQ(model.step.loader_s > model.step.gpu_busy_s, false) << "the loader keeps up; only the fetch is waited for";
+}
+
 TEST(JobPrediction, ALoaderWithoutWorkersAddsToTheStep) {
   const Profile profile = image_job_profile();
   JobMeasured m = image_job();
