@@ -56,7 +56,8 @@ JobMeasured job_measured_from_json(const json& block, const std::string& source)
   m.compute_s = number_in(block, "compute_s", 0, day_s, source);
   m.data_wait_s = number_in(block, "data_wait_s", 0, day_s, source);
   m.checkpoint_s = number_in(block, "checkpoint_s", 0, day_s, source);
-  m.fetch_s = number_in(block, "fetch_s", 0, day_s, source);
+  // A learn result written before fetch_s was measured: no floor for the data wait (0).
+  if (block.contains("fetch_s")) m.fetch_s = number_in(block, "fetch_s", 0, day_s, source);
   m.samples_per_step = number_in(block, "samples_per_step", 0, huge, source);
   m.world_size = static_cast<int>(number_in(block, "world_size", 1, 1e6, source));
   m.loader_workers = static_cast<int>(number_in(block, "loader_workers", 0, 1e4, source));

@@ -47,26 +47,36 @@ std::optional<double> gemm_rate(const json& result, const std::string& dtype, st
   return figure->value;
 }
 
-// A per-core loader rate both nodes measured: the framework DataLoader's per worker, else the native
-// decoder's per core. Returns this node's time per unit of the job node's (job node rate / this rate).
+// This node's time for the job's CPU work relative to the job's node. The same CPU model on both:
+// equal (two runs of a decode benchmark on one model differ by their load, not by the cores). Else
+// the native decoder's single-core rate (host.decode images_per_s_per_core, full stage: CPU-bound,
+// one thread), which both nodes must have measured. host.dataloader's per-worker rate is not used:
+// with raw samples it times inter-process hand-over more than the cores.
 struct SpeedRatio {
   double factor = 1;
   std::string how;
 };
 
+std::string cpu_model(const json& result) {
+  if (!result.contains("env") || !result["env"].contains("host") || !result["env"]["host"].is_object()) return "";
+  return result["env"]["host"].value("cpu_model", "");
+}
+
 SpeedRatio per_core_speed(const json& job_node, const json& result) {
-  for (const ResourceFigure* used : {&R::framework_loader_per_worker, &R::native_decode_per_core}) {
-    const ProbeState here = probe_state(result, used->probe), there = probe_state(job_node, used->probe);
-    if (!here.measured() || !there.measured()) continue;
-    const auto rate_here = best_series(*here.probe, used->probe, used->metric, {});
-    const auto rate_there = best_series(*there.probe, used->probe, used->metric, {});
-    if (!rate_here || !rate_there || rate_here->value <= 0 || rate_there->value <= 0) continue;
+  const std::string model = cpu_model(result);
+  if (!model.empty() && model == cpu_model(job_node)) return {1, "x1: the same CPU model on both nodes (" + model + ")"};
+  const ResourceFigure& used = R::native_decode_per_core;
+  const ProbeState here = probe_state(result, used.probe), there = probe_state(job_node, used.probe);
+  std::optional<Figure> rate_here, rate_there;
+  if (here.measured()) rate_here = best_series(*here.probe, used.probe, used.metric, {{"stage", "full"}});
+  if (there.measured()) rate_there = best_series(*there.probe, used.probe, used.metric, {{"stage", "full"}});
+  if (rate_here && rate_there && rate_here->value > 0 && rate_there->value > 0)
     return {rate_there->value / rate_here->value,
-            fmt::format("x{:.2f}: {} {:.3g} on the job's node / {:.3g} here", rate_there->value / rate_here->value,
-                        used->probe + std::string(" ") + used->metric, rate_there->value, rate_here->value)};
-  }
-  return {1, "x1.00: per-core speed taken as the job's node's (neither host.dataloader nor host.decode was measured "
-             "on both nodes; `learn --audit` measures the job's node)"};
+            fmt::format("x{:.2f}: host.decode images_per_s_per_core [stage=full] {:.4g} on the job's node ({}) / {:.4g} here ({})",
+                        rate_there->value / rate_here->value, rate_there->value, cpu_model(job_node), rate_here->value, model)};
+  return {0, fmt::format("the CPU models differ ({} on the job's node, {} here) and host.decode was not measured on both "
+                         "(`nodeaudit learn --audit` on the job's node, `nodeaudit run --only host.decode` here)",
+                         cpu_model(job_node).empty() ? "unknown" : cpu_model(job_node), model.empty() ? "unknown" : model)};
 }
 
 }  // namespace
@@ -138,6 +148,10 @@ Stage measured_cpu_stage(const JobMeasured& job, const json& job_node, const jso
     return stage;
   }
   const SpeedRatio speed = per_core_speed(job_node, result);
+  if (speed.factor <= 0) {
+    stage.not_judged = speed.how;
+    return stage;
+  }
   const int workers = job.loader_workers * job.world_size;
   const double loader_cpu_s = job.loader_cpu_s() * speed.factor;
   stage.capacity = *cores;

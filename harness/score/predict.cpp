@@ -70,7 +70,7 @@ std::string probe_for_resource(const std::string& resource, const Profile& profi
   if (resource == "cpu_decode")
     return profile.data.loader == LoaderKind::pytorch ? std::string(R::framework_loader.probe) + "," + R::native_decode.probe
                                                       : R::native_decode.probe;
-  if (resource == "cpu") return "env";
+  if (resource == "cpu") return R::native_decode.probe;  // the per-core rate that carries CPU time across CPU models
   if (resource == "host_to_device") return R::host_to_device.probe;
   if (resource == "communication") return R::communication.probe;
   if (resource == "checkpoint") return R::checkpoint.probe;
@@ -87,7 +87,7 @@ json not_judged_parts(const PredictJob& job, const NodeModel& model) {
     parts.push_back({{"resource", stage.resource},
                      {"why", *stage.not_judged},
                      {"probe", probe},
-                     {"to_measure", probe == "env" ? "nodeaudit run (any probe records env)" : "nodeaudit run --only " + probe}});
+                     {"to_measure", "nodeaudit run --only " + probe}});
   }
   return parts;
 }

@@ -46,7 +46,7 @@ json learn_result() {
                    {"world_size", 1}, {"loader_workers", 2}, {"tree_cpu_s", 0.15}, {"ranks_cpu_s", 0.03}, {"cores_available", 2},
                    {"gpu_model", ""}, {"all_reduce_bytes_per_step", 0}};
   json doc = nodeaudit::test_files::fixture_json("results/cpu-only.json");
-  doc["env"]["host"]["threads"] = 2, doc["env"]["host"]["cores"] = 2;
+  doc["env"]["host"]["threads"] = 2, doc["env"]["host"]["cores"] = 2;  // the fixture's CPU model: the same per-core speed
   json entry = doc["probes"].back();  // a whole probe entry of the schema, made learn's
   entry["id"] = "learn.job", entry["status"] = "ok", entry["metrics"] = json::array(), entry["findings"] = json::array();
   entry["info"] = {{"job_measured", measured}, {"profile_toml", image_profile}};

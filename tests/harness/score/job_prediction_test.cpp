@@ -20,8 +20,8 @@ json metric(const std::string& name, const json& labels, double median) {
 
 // A node without a GPU: `threads` logical CPUs, an optional CPU quota, storage.dataset at 3,200
 // samples/s from the page cache.
-json node(double threads, std::optional<double> quota, bool with_storage = true) {
-  json env = {{"host", {{"cores", threads}, {"threads", threads}, {"ram_total_bytes", 16e9}, {"ram_available_bytes", 12e9}}},
+json node(double threads, std::optional<double> quota, bool with_storage = true, const std::string& cpu = "Test CPU") {
+  json env = {{"host", {{"cpu_model", cpu}, {"cores", threads}, {"threads", threads}, {"ram_total_bytes", 16e9}, {"ram_available_bytes", 12e9}}},
               {"gpus", json::array()},
               {"container", {{"cpus_allowed", threads}, {"cpu_limit", quota ? json(*quota) : json(nullptr)}}}};
   json probes = json::array();
@@ -120,6 +120,26 @@ TEST(JobPrediction, AFigureNotMeasuredIsNeverTakenForUnlimitedCapacity) {
   EXPECT_EQ(cell["limiting"], "not judged");
   ASSERT_EQ(cell["not_judged"].size(), 1u);
   EXPECT_EQ(cell["not_judged"][0]["to_measure"], "nodeaudit run --only storage.dataset");
+}
+
+json with_decode(json result, double images_per_s_per_core) {
+  result["probes"].push_back({{"id", "host.decode"}, {"status", "ok"},
+                              {"metrics", {metric("images_per_s_per_core", {{"stage", "full"}}, images_per_s_per_core)}}});
+  return result;
+}
+
+TEST(JobPrediction, OnAnotherCpuModelTheJobsCpuIsScaledByTheDecodeRatePerCore) {
+  const Profile profile = image_job_profile();
+  // The job's node decodes 150 images/s per core, this one 100: its CPU work takes 1.5x as long here.
+  // loader 120 ms x 1.5 over 2 workers = 90 ms; the tree's 225 ms over 4 cores = 56 ms. Step 40 + 50 = 90 ms.
+  const NodeModel model = predict(profile, image_job(), with_decode(node(2, std::nullopt, true, "CPU A"), 150),
+                                  with_decode(node(4, std::nullopt, true, "CPU B"), 100));
+  EXPECT_NEAR(model.stage("cpu")->time_s, 0.090, 1e-12);
+  EXPECT_NEAR(model.step.step_s, 0.090, 1e-12);
+  // Without host.decode on both, another CPU model's speed is not judged, never assumed.
+  const NodeModel unjudged = predict(profile, image_job(), node(2, std::nullopt, true, "CPU A"), with_decode(node(4, std::nullopt, true, "CPU B"), 100));
+  ASSERT_EQ(unjudged.step.unmeasured.size(), 1u);
+  EXPECT_NE(unjudged.step.unmeasured.front().find("host.decode was not measured on both"), std::string::npos) << unjudged.step.unmeasured.front();
 }
 
 json gpu_node(const std::string& gpu, double bf16_tflops) {
