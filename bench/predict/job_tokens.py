@@ -1,7 +1,8 @@
 # A token-file GPT-style job: a flat uint16 token file read through np.memmap at random offsets in a
 # Dataset, batches from a DataLoader with worker processes, a small embedding + linear model, and the
 # device's share of each step held off the CPU by a sleep.
-# Usage: python job_tokens.py TOKENS.bin [--workers 2] [--batch 32] [--seq 1024] [--device-ms 30]
+# The model sees every token of each window (so learn's tokens per sample are the tokens read).
+# Usage: python job_tokens.py TOKENS.bin [--workers 2] [--batch 8] [--seq 1024] [--device-ms 30]
 import argparse
 import time
 
@@ -28,7 +29,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("tokens")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--seq", type=int, default=1024)
     parser.add_argument("--device-ms", type=float, default=30)
     args = parser.parse_args()
@@ -36,12 +37,12 @@ def main():
     torch.set_num_threads(1)
     dataset = TokenWindows(args.tokens, args.seq)
     loader = torch.utils.data.DataLoader(dataset, batch_size=args.batch, shuffle=True, num_workers=args.workers, persistent_workers=args.workers > 0)
-    model = nn.Sequential(nn.Embedding(4096, 16), nn.Linear(16, 4096))
+    model = nn.Sequential(nn.Embedding(256, 16), nn.Linear(16, 256))
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     while True:
         for inputs, targets in loader:
-            logits = model(inputs[:, :64] % 4096)
-            loss = nn.functional.cross_entropy(logits.reshape(-1, 4096), (targets[:, :64] % 4096).reshape(-1))
+            logits = model(inputs % 256)
+            loss = nn.functional.cross_entropy(logits.reshape(-1, 256), (targets % 256).reshape(-1))
             optimizer.zero_grad()
             loss.backward()
             time.sleep(args.device_ms / 1e3)  # the device's share of the step
