@@ -103,7 +103,7 @@ Outcome measure_pipeline_step(ProbeContext& ctx) {
   PipelinePlan plan;
   if (std::string error = make_plan(ctx, plan, gpus); !error.empty()) return Outcome::bad_input(error);
   io::TargetOrReason t = io::resolve_target(p.text("path"), ctx.settings().data_dir, true);
-  if (!t.target) return t.skip ? Outcome::skipped(t.reason) : Outcome::failed(t.reason);
+  if (!t.target) return t.skip ? Outcome::skipped(t.reason) : Outcome::bad_input(t.reason);
   if (p.boolean("direct")) {
     std::string untested_why;
     const std::optional<bool> direct = io::direct_io_supported(t.target->path, &untested_why);

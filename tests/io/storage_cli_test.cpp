@@ -47,6 +47,10 @@ TEST(StorageCli, ProbeLevelBadPlacesExitTwoWithOneLineReason) {
     const CliResult blk = run_cli("probe storage.checkpoint --format json --path /dev/vda");
     EXPECT_EQ(blk.exit_code, 2);
     EXPECT_NE(blk.out.find("never writes to a block device"), std::string::npos) << blk.out;
+    // The training-step emulator writes its samples through the same place check: bad input too.
+    const CliResult step = run_cli("probe pipeline.step --format json --path /dev/vda");
+    EXPECT_EQ(step.exit_code, 2) << step.out;
+    EXPECT_NE(step.out.find("never writes to a block device"), std::string::npos) << step.out;
   }
   const CliResult full = run_cli("probe storage.checkpoint --format json --size 16TiB --data-dir " + dir.path);
   EXPECT_EQ(full.exit_code, 2);
