@@ -285,8 +285,10 @@ void keep_measured(nlohmann::json& doc, const std::string& out_path, const OneRu
 
 int execute(const LearnOptions& o) {
   session::install_interrupt_handler();  // SIGINT, SIGTERM and SIGHUP from here on: a clean end
-  session::remove_abandoned_scratch("");  // learn's folders (and run's scratch) left by a process that is gone
   ValidLearn v = validate(o);
+  // After the input is accepted: bad input changes nothing. Learn's folders (and run's scratch) left
+  // by a process that is gone.
+  session::remove_abandoned_scratch("");
   Nvml nvml;
   nlohmann::json doc = new_result_document("quick", "", o.argv, collect_env("", nvml));
   // One stem for the result and the profile: a name whose .toml exists is taken too.
