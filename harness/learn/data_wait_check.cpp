@@ -24,7 +24,7 @@ DataWaitCheck check_data_wait(const score::JobMeasured& measured, const score::P
     return check;
   }
   if (!node.step.unmeasured.empty()) {
-    check.basis = fmt::format("not judged: {} not measured", fmt::join(node.step.unmeasured, "; "));
+    check.basis = fmt::format("not judged: {}", fmt::join(node.step.unmeasured, "; "));
     return check;
   }
   check.predicted_share = node.step.data_wait_share;

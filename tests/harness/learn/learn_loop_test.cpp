@@ -74,7 +74,7 @@ TEST_F(LearnLoop, DataWaitBesideThePredictionOnANodeWithoutAGpu) {
   EXPECT_EQ(measured["gpu_model"], "");
 
   EXPECT_NE(r.out.find("data wait             measured "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("% (this job) / predicted "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("% (this job) / not judged: cpu ("), std::string::npos) << r.out;
   EXPECT_NE(read_text(dir_ + "/summary.md").find("| data wait | measured "), std::string::npos);
   // The job ran on the CPU: no GPU figure, each said not measured with why (no GPU here; on a GPU
   // node, no compute context of the job's on any GPU).
