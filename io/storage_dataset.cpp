@@ -12,7 +12,15 @@
 // Pitfalls: buffered reads of a data set that fits in free RAM measure the page cache
 // (cache=page). O_DIRECT reads are rounded up to 4 KiB; a short read of the file's tail is
 // expected and the exact file size must come back. The exactly-once check runs on every epoch.
+// With read=mmap the samples are windows of one file of `file-size` bytes, read through a memory
+// mapping as a Dataset over np.memmap reads them (mmap_windows.hpp): the page faults and the
+// kernel's read-around, not the sample size, decide what the device reads. Each repetition reads
+// windows in a fresh random order, from cold pages when --direct (the file's pages dropped and
+// checked gone with mincore; cache=page when they could not be), for at most `samples` windows or
+// the level's time per repetition, whichever comes first (a throttled device reads a few a second).
 #include <algorithm>
+#include <numeric>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -22,6 +30,7 @@
 #include "harness/core/units.hpp"
 #include "io/dataset_loader.hpp"
 #include "io/generated_data.hpp"
+#include "io/mmap_windows.hpp"
 #include "io/storage_params.hpp"
 #include "io/storage_target.hpp"
 
@@ -121,10 +130,83 @@ Outcome run_loader(DatasetRun& run, const std::vector<std::int64_t>& worker_coun
   return Outcome::ok();
 }
 
+// A random order of the file's windows: all of them shuffled when there are at most `count`, else
+// `count` drawn at random (a shuffled index's first `count`, without holding a million indices).
+std::vector<std::uint64_t> window_order(std::uint64_t windows, std::uint64_t count, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::vector<std::uint64_t> order;
+  if (windows <= count) {
+    order.resize(windows);
+    std::iota(order.begin(), order.end(), 0ull);
+    std::shuffle(order.begin(), order.end(), random);
+    return order;
+  }
+  std::uniform_int_distribution<std::uint64_t> pick(0, windows - 1);
+  for (std::uint64_t i = 0; i < count; ++i) order.push_back(pick(random));
+  return order;
+}
+
+double mmap_time_per_repetition_s(Level level) { return level == Level::soak ? 60 : level == Level::standard ? 10 : 2; }
+
+// read=mmap: windows of one generated file through a mapping, per worker count.
+Outcome measure_mmap_windows(ProbeContext& ctx, const StorageTarget& target) {
+  const auto& p = ctx.params();
+  const std::uint64_t window = p.size_bytes("sample-size");
+  const std::uint64_t samples = static_cast<std::uint64_t>(p.integer("samples"));
+  const std::uint64_t file_bytes = p.size_bytes("file-size") > 0 ? p.size_bytes("file-size") : window * samples;
+  if (file_bytes < window)
+    return Outcome::bad_input(fmt::format("--file-size {} is smaller than one --sample-size window ({} bytes)", file_bytes, window));
+  const DatasetSpec spec{fmt::format("dataset-mmap-{}", file_bytes), 1, file_bytes, 0xda7a5e7};
+  GenerateResult g = generate_dataset(target.path, spec, ctx.settings().keep_data, [&] { return ctx.should_stop(); });
+  if (g.interrupted) return Outcome::interrupted();
+  if (!g.error.empty()) return g.out_of_space ? Outcome::bad_input(g.error) : Outcome::failed(g.error);
+  ctx.info()["generated"] = describe_generated(g);
+  ctx.info()["generated"]["bytes"] = file_bytes;
+  MappedFile file(g.data->files().front());
+  if (!file.error().empty()) return Outcome::failed(file.error());
+  const std::uint64_t windows_in_file = file_bytes / window;
+  const bool drop = p.boolean("direct");
+  const double time_limit_s = mmap_time_per_repetition_s(ctx.level());
+  std::vector<double> medians;
+  const auto worker_counts = p.int_list("workers");
+  for (std::int64_t workers : worker_counts) {
+    std::uint64_t repetition = 0;
+    std::vector<double> p50_us, p99_us, resident_after_drop;
+    const Measurement m = run_repetitions(
+        ctx.policy(),
+        [&] {
+          const std::vector<std::uint64_t> order = window_order(windows_in_file, samples, 0x3a9 + (repetition++ << 8) + static_cast<std::uint64_t>(workers));
+          if (drop) resident_after_drop.push_back(file.drop_cached_pages());
+          const WindowsResult r = read_windows(file, window, order, static_cast<int>(workers), time_limit_s);
+          p50_us.push_back(r.latency.percentile_ns(0.5) / 1e3);
+          p99_us.push_back(r.latency.percentile_ns(0.99) / 1e3);
+          return Work{.bytes = static_cast<double>(r.bytes), .ops = static_cast<double>(r.windows), .elapsed_s = r.elapsed_s};
+        },
+        [&] { return ctx.should_stop(); });
+    // Cold only when the drop left (almost) nothing of the file in memory.
+    const bool cold = drop && !resident_after_drop.empty() && percentile(resident_after_drop, 1.0) < 0.05;
+    const Labels labels{{"workers", std::to_string(workers)}, {"cache", cold ? "none" : cache_label(false, file_bytes)}, {"read", "mmap"}};
+    ctx.add_metric(Metric{"samples_per_s", unit::samples_per_s, Better::higher, labels, rate_samples(m, RateKind::ops_per_s)});
+    ctx.add_rate("bandwidth", RateKind::gb_per_s, m, labels);
+    ctx.add_metric(Metric{"latency_p50", unit::us, Better::lower, labels, p50_us});
+    ctx.add_metric(Metric{"latency_p99", unit::us, Better::lower, labels, p99_us});
+    if (drop && !cold)
+      ctx.add_finding(Severity::warn, "storage.dataset_not_cold",
+                      fmt::format("the file's pages stayed in memory after being dropped ({:.0f}% resident): the windows were read from the page cache",
+                                  100 * percentile(resident_after_drop, 1.0)));
+    if (m.cancelled) return Outcome::interrupted();
+    const auto rates = rate_samples(m, RateKind::ops_per_s);
+    medians.push_back(rates.empty() ? 0 : percentile(rates, 0.5));
+  }
+  ctx.add_value("knee_workers", unit::count, Better::lower, knee_workers(worker_counts, medians), {{"read", "mmap"}});
+  return Outcome::ok();
+}
+
 Outcome measure_storage_dataset(ProbeContext& ctx) {
   const auto& p = ctx.params();
   TargetOrReason t = resolve_target(p.text("path"), ctx.settings().data_dir, true);
   if (!t.target) return t.skip ? Outcome::skipped(t.reason) : Outcome::bad_input(t.reason);
+  if (p.text("read") == "mmap") return measure_mmap_windows(ctx, *t.target);
   const DirectChoice direct = choose_direct(ctx, *t.target);
   if (!direct.error.empty()) return Outcome::bad_input(direct.error);
   const auto sample_bytes = static_cast<std::uint32_t>(p.size_bytes("sample-size"));
@@ -169,11 +251,20 @@ ProbeSpec make_spec() {
       queue_depth_param("8"),
       direct_param(),
       sqpoll_param(),
+      ParamSpec{.name = "read", .type = ParamType::choice, .default_by_level = same_at_all_levels("file"),
+                .help = "How a sample is read: file = one whole file per sample through io_uring; mmap = a window of one "
+                        "memory-mapped file, as a Dataset over np.memmap reads it",
+                .choices = {"file", "mmap"}},
+      ParamSpec{.name = "file-size", .type = ParamType::size, .default_by_level = same_at_all_levels("0"),
+                .help = "With read=mmap: bytes of the mapped file (the data set); 0 = samples x sample-size", .min = 0,
+                .max = 1ll << 40},
   };
   spec.body = measure_storage_dataset;
   spec.check_places = places_check(true);
   spec.deadline_s = [](const ParamValues& p, Level level) {
-    const double bytes = static_cast<double>(p.integer("samples")) * static_cast<double>(p.size_bytes("sample-size"));
+    const double window_bytes = static_cast<double>(p.integer("samples")) * static_cast<double>(p.size_bytes("sample-size"));
+    const bool mmap = p.text("read") == "mmap";
+    const double bytes = mmap && p.size_bytes("file-size") > 0 ? static_cast<double>(p.size_bytes("file-size")) : window_bytes;
     const double per_count = level == Level::soak ? 600 : level == Level::standard ? 120 : 30;
     return 60 + bytes / 20e6 + per_count * static_cast<double>(p.int_list("workers").size());
   };

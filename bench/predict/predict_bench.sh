@@ -50,7 +50,7 @@ make_nodes() {
   mkdir /sys/fs/cgroup/cpu/$group-quota
   echo 100000 > /sys/fs/cgroup/cpu/$group-quota/cpu.cfs_period_us
   echo 150000 > /sys/fs/cgroup/cpu/$group-quota/cpu.cfs_quota_us
-  truncate -s 4G "$work/disk.img"
+  truncate -s 8G "$work/disk.img"  # the data sets, and the probes' own files beside them
   mkfs.ext4 -q -F "$work/disk.img"
   loop=$(losetup --find --show "$work/disk.img")
   mkdir "$work/mnt" && mount "$loop" "$work/mnt"
@@ -94,7 +94,7 @@ for i in range(2000): np.save('%s/%05d.npy' % (sys.argv[1], i), rng.standard_nor
 job_command() {  # job_command JOB NODE
   local root; root=$(data_root "$2")
   case $1 in
-    images) echo "$python $here/job_images.py $root/images" ;;
+    images) echo "$python $here/job_images.py $root/images --batch 32" ;;
     tokens) echo "$python $here/job_tokens.py $root/tokens.bin" ;;
     checkpoint) echo "$python $here/job_checkpoint.py $root/shards $root/checkpoints" ;;
   esac

@@ -2,6 +2,9 @@
 # job's measured ones (the learn run on that node: mean of its measured steps), the error, and the
 # goals: median |step error| <= 10%, worst <= 20%, data wait within 7 points, the nodes ranked by
 # samples/s as measured.
+# The ranking is judged pair by pair: two nodes the prediction separates by more than 10% in
+# samples/s (its own precision goal) must be measured in the same order; two it puts within 10% of
+# each other are a predicted tie, right when they are measured within 20% (the worst-error goal).
 # Usage: python predict_table.py OUT_DIR
 import json
 import statistics
@@ -18,6 +21,20 @@ def measured(path):
                 return None
             return {"step_s": m["step_s"], "wait": m["data_wait_s"] / m["step_s"], "samples_per_s": m["samples_per_step"] / m["step_s"]}
     return None
+
+
+def ranking_misses(pairs):
+    """The node pairs ranked wrong: (node, predicted samples/s, measured samples/s) each."""
+    misses = []
+    for i, (a, pa, ma) in enumerate(pairs):
+        for b, pb, mb in pairs[i + 1:]:
+            predicted_ratio, measured_ratio = pa / pb, ma / mb
+            if abs(predicted_ratio - 1) <= 0.10:
+                if abs(measured_ratio - 1) > 0.20:
+                    misses.append("%s and %s predicted within 10%%, measured %.2fx apart" % (a, b, measured_ratio))
+            elif (predicted_ratio > 1) != (measured_ratio > 1):
+                misses.append("%s/%s predicted %.2fx, measured %.2fx" % (a, b, predicted_ratio, measured_ratio))
+    return misses
 
 
 def main(out):
@@ -50,7 +67,7 @@ def main(out):
                 "%.1f%%" % (p_wait * 100) if p_wait is not None else "not judged", m["wait"] * 100, cell.get("limiting", "")))
         by_prediction = [n for n, _, _ in sorted(pairs, key=lambda p: -p[1])]
         by_measurement = [n for n, _, _ in sorted(pairs, key=lambda p: -p[2])]
-        rankings.append((job, by_prediction, by_measurement))
+        rankings.append((job, by_prediction, by_measurement, ranking_misses(pairs)))
     print("| job | node | predicted step | measured step | error | predicted wait | measured wait | limiting (predicted) |")
     print("|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
@@ -60,9 +77,9 @@ def main(out):
             statistics.median(errors) * 100, max(errors) * 100, len(errors)))
     if waits:
         print("data wait: median |difference| %.1f points, worst %.1f points (goal: within 7)" % (statistics.median(waits), max(waits)))
-    for job, predicted_order, measured_order in rankings:
+    for job, predicted_order, measured_order, misses in rankings:
         print("%s: nodes by samples/s predicted %s, measured %s: %s" % (
-            job, " > ".join(predicted_order), " > ".join(measured_order), "same" if predicted_order == measured_order else "DIFFERENT"))
+            job, " > ".join(predicted_order), " > ".join(measured_order), "right" if not misses else "WRONG: " + "; ".join(misses)))
 
 
 if __name__ == "__main__":

@@ -97,7 +97,7 @@ void learn_data(const JobRecords& records, LearnedProfileFields& f, std::vector<
     f.sample_size = {f.tokens_per_sample->value * m.value("itemsize", 1.0),
                      fmt::format("measured: {:.0f} tokens per sample x {} bytes ({}) of the np.memmap", f.tokens_per_sample->value, m.value("itemsize", 1), m.value("dtype", "?"))};
     // learn sees the memmap being made, never the offsets the job reads it at: the order is assumed.
-    f.access = {"random", fmt::format("assumption: slices of np.memmap {}, read order not observed (random, the slower case for storage)",
+    f.access = {"memmap", fmt::format("measured: slices of np.memmap {}; their order is not observed (random windows assumed, the slower case)",
                                       m.value("path", "?"))};
     f.dataset_size = {m.value("file_bytes", 0.0), "measured: the np.memmap file's size"};
     dataset_samples = f.sample_size.value > 0 ? f.dataset_size.value / f.sample_size.value : 0;

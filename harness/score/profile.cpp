@@ -18,6 +18,7 @@ std::string to_string(AccessPattern access) {
     case AccessPattern::sequential_shards: return "sequential-shards";
     case AccessPattern::small_files: return "small-files";
     case AccessPattern::random: return "random";
+    case AccessPattern::memmap: return "memmap";
   }
   return "?";
 }

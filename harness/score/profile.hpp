@@ -13,7 +13,9 @@
 namespace nodeaudit::score {
 
 enum class Category { compute_intensive, memory_intensive, data_throughput_intensive, latency_sensitive };
-enum class AccessPattern { sequential_shards, small_files, random };
+// memmap: windows of one file read through a memory mapping (np.memmap), whose page faults and
+// read-around, not the sample size, decide what the device reads.
+enum class AccessPattern { sequential_shards, small_files, random, memmap };
 enum class DecodeKind { none, jpeg };
 // Who feeds the GPUs decoded samples: a framework's DataLoader in Python worker processes (the
 // default: what training scripts run), or a native pipeline (C++ or GPU decode, DALI).

@@ -89,9 +89,10 @@ void read_data(Section& s, DataSpec& d) {
   else
     d.sample_bytes = s.require(sample, "sample_size");
   d.dataset_bytes = s.require(s.size("dataset_size", Bound::positive), "dataset_size");
-  const auto access = s.require(s.choice("access", {"sequential-shards", "small-files", "random"}), "access");
+  const auto access = s.require(s.choice("access", {"sequential-shards", "small-files", "random", "memmap"}), "access");
   d.access = access == "small-files" ? AccessPattern::small_files
              : access == "random"    ? AccessPattern::random
+             : access == "memmap"    ? AccessPattern::memmap
                                      : AccessPattern::sequential_shards;
   d.decode = s.choice("decode", {"jpeg", "none"}).value_or("none") == "jpeg" ? DecodeKind::jpeg : DecodeKind::none;
   d.loader = s.choice("loader", {"pytorch", "native"}).value_or("pytorch") == "native" ? LoaderKind::native : LoaderKind::pytorch;

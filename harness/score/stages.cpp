@@ -130,8 +130,13 @@ Stage storage_stage(const Profile& profile, const json& result, const StepShape&
     stage.time_s = stage.demand / bandwidth->value;
     return stage;
   }
-  const auto rate = storage_figure(*probe.probe, id, used.metric, {}, fits, stage.note);
-  if (!rate || rate->value <= 0) return not_measured(stage, missing_metric(id, used.metric, {}));
+  // A memmap job's windows are only measured by reading them through a mapping (read=mmap); a
+  // whole-file figure says nothing of its page faults, nor the other way round.
+  const bool memmap = profile.data.access == AccessPattern::memmap;
+  const LabelFilter filter = memmap ? LabelFilter{{"read", "mmap"}} : LabelFilter{};
+  auto rate = storage_figure(*probe.probe, id, used.metric, filter, fits, stage.note);
+  if (rate && !memmap && rate->labels.value("read", "") == "mmap") rate.reset();
+  if (!rate || rate->value <= 0) return not_measured(stage, missing_metric(id, used.metric, filter));
   stage.demand = shape.samples_per_node;
   stage.demand_unit = "samples per node";
   stage.capacity = rate->value;

@@ -96,6 +96,13 @@ std::map<std::string, std::string> probe_params_for(const ProbeSpec& spec, const
     const bool applies = p.name == "sample-size" || (p.name == "image-size" && decodes_jpeg);
     if (sample_bytes >= 1 && applies) texts[p.name] = fmt::format("{}", static_cast<long long>(std::llround(sample_bytes)));
   }
+  // A job reading np.memmap windows is emulated by windows of one mapped file as large as its data
+  // set (up to 4 GiB: beyond that the share of windows the read-around has already brought in is
+  // small either way), so the page faults, not whole-file reads, are what is measured.
+  if (extras.profile->data.access == score::AccessPattern::memmap && declares_param(spec, "read") && declares_param(spec, "file-size")) {
+    texts["read"] = "mmap";
+    texts["file-size"] = fmt::format("{}", static_cast<long long>(std::llround(std::min(extras.profile->data.dataset_bytes, 4.0 * (1ull << 30)))));
+  }
   // A probe that emulates a node's training step (it declares `gpus-in-node`) emulates the target
   // GPUs, with the figures the assessment uses. A GPU given as a file is not in the GPU table the
   // probe reads: its compute time and busbw are given.

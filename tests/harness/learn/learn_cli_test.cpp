@@ -101,7 +101,7 @@ TEST_F(LearnCli, GptReadingMemmapSlicesWithGradientAccumulation) {
   EXPECT_NEAR(p.model.bytes_per_parameter, 16, 0.01);
   EXPECT_EQ(p.training.micro_batch_per_gpu, 4);
   EXPECT_EQ(p.training.gradient_accumulation, 4);
-  EXPECT_EQ(p.data.access, score::AccessPattern::random);
+  EXPECT_EQ(p.data.access, score::AccessPattern::memmap);
   EXPECT_DOUBLE_EQ(p.data.sample_bytes, T * 2);  // uint16 tokens
   EXPECT_DOUBLE_EQ(p.data.dataset_bytes, 65536 * 2);
   EXPECT_EQ(p.data.decode, score::DecodeKind::none);
