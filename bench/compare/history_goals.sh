@@ -10,7 +10,11 @@
 #    A pair that would be called regressed re-runs those probes (so this part costs probe time too).
 # 3. History of 1, 3 and 5 runs: the last run as the candidate against the K runs before it, given
 #    as a folder (`compare --history DIR`): the share of figures unchanged, inconclusive and called.
-# 2 and 3 are judged on the runs as measured, and again on copies with the disturbance marks taken out.
+# 4. A real slowdown: one more run inside a cgroup v1 CPU quota of QUOTA CPUs (default 1.6 of 2,
+#    about 20% less CPU time), judged against the last 5 runs as history: caught when compare exits 1
+#    naming regressions. The quota run's own figures against the history's medians say how large
+#    the slowdown really was (a quota slows only what needs the CPUs it takes away).
+# 2, 3 and 4 are judged on the runs as measured, and again on copies with the disturbance marks taken out.
 # Runs already in OUT/runs are kept (run again to re-judge them without measuring).
 #
 # Usage: bench/compare/history_goals.sh OUT_DIR
@@ -29,6 +33,10 @@ mkdir -p "$data_dir"
 log="$out/history_goals.log"
 : >"$log"
 : >"$out/closing-lines.txt"
+
+quota=${QUOTA:-1.6}
+group=/sys/fs/cgroup/cpu/nodeaudit-history-goals-$$
+trap 'rmdir "$group" 2>/dev/null || true' EXIT
 
 for i in $(seq 1 "$runs"); do
   [ -f "$out/runs/run$i.json" ] && continue
@@ -74,7 +82,49 @@ judge() {
   done
 }
 
+if [ ! -f "$out/runs/quota.json" ] && [ -d /sys/fs/cgroup/cpu ]; then
+  mkdir "$group"
+  echo 100000 >"$group/cpu.cfs_period_us"
+  python3 -c 'import sys; print(int(float(sys.argv[1]) * 100000))' "$quota" >"$group/cpu.cfs_quota_us"
+  bash -c 'echo $$ > "$1/cgroup.procs"; shift; exec "$@"' _ "$group" \
+    "$bin" run --only "$probes" --data-dir "$data_dir" --out "$out/runs/quota.json" >"$out/quota.log" 2>&1 || true
+  rmdir "$group"
+fi
+
+# The quota run against the last 5 runs: caught (exit 1, regressions named) or not, and each
+# figure's change against the history's median.
+slowdown() {
+  local runs_dir=$1 dest=$2 dir rc
+  [ -f "$runs_dir/quota.json" ] || return 0
+  dir="$dest/quota-history"
+  rm -rf "$dir" && mkdir -p "$dir"
+  for h in $(seq $((runs - 4 > 1 ? runs - 4 : 1)) "$runs"); do cp "$runs_dir/run$h.json" "$dir/"; done
+  rc=0
+  "$bin" compare --history "$dir" "$runs_dir/quota.json" >"$dest/quota.md" 2>&1 || rc=$?
+  read -r u inc called total < <(counts "$dest/quota.md")
+  echo "$3: quota of $quota CPUs against a history of 5 runs: exit $rc ($([ "$rc" = 1 ] && echo caught || echo NOT caught)); $u unchanged, $inc inconclusive, $called called, of $total figures"
+  python3 -c 'import json,sys,statistics
+def figures(path):
+    doc = json.load(open(path))
+    out = {}
+    for p in doc["probes"]:
+        for m in p.get("metrics", []):
+            if "median" in m:
+                out[(p["id"], m["name"], json.dumps(m.get("labels", {}), sort_keys=True))] = m["median"]
+    return out
+history = [figures(f) for f in sys.argv[2:]]
+quota = figures(sys.argv[1])
+changes = []
+for key, value in quota.items():
+    before = [h[key] for h in history if key in h]
+    if before and statistics.median(before):
+        changes.append((value / statistics.median(before) - 1, key))
+for change, key in sorted(changes)[:6]:
+    print("  %+.1f%% %s %s %s" % (change * 100, *key))' "$runs_dir/quota.json" "$dir"/*.json
+}
+
 judge "$out/runs" "$out/as-measured" "as measured"
+slowdown "$out/runs" "$out/as-measured" "as measured"
 # On a machine other work loads, every probe is marked disturbed and compare judges none of its
 # figures; with the marks taken out of copies, the same goals show what the band alone does with
 # this node's noise (as rejudge_undisturbed.py does for noise_goals.sh).
@@ -87,4 +137,11 @@ for probe in doc["probes"]:
     probe.pop("disturbed", None)
 json.dump(doc, open(sys.argv[2], "w"))' "$out/runs/run$i.json" "$out/undisturbed-runs/run$i.json"
 done
+[ -f "$out/runs/quota.json" ] && python3 -c 'import json,sys
+doc = json.load(open(sys.argv[1]))
+for probe in doc["probes"]:
+    probe.pop("disturbance", None)
+    probe.pop("disturbed", None)
+json.dump(doc, open(sys.argv[2], "w"))' "$out/runs/quota.json" "$out/undisturbed-runs/quota.json"
 judge "$out/undisturbed-runs" "$out/undisturbed" "disturbance marks removed"
+slowdown "$out/undisturbed-runs" "$out/undisturbed" "disturbance marks removed"

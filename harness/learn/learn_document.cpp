@@ -54,7 +54,9 @@ json timeline_json(const JobRecords& records, double micro_batch) {
                    {"optimizer_s", s.value("optimizer_s", 0.0)}, {"checkpoint_s", s.value("checkpoint_s", 0.0)},
                    {"main_cpu_s", s.value("main_cpu_s", 0.0)}, {"fetch_cpu_s", s.value("fetch_cpu_s", 0.0)},
                    {"backward_calls", s.value("backward_calls", 0)},
-                   {"samples", from_batches > 0 ? from_batches : micro_batch * s.value("backward_calls", 0.0)}});
+                   {"samples", from_batches > 0 ? from_batches : micro_batch * s.value("backward_calls", 0.0)},
+                   {"end_s", s.value("end_s", 0.0)}});
+    if (s.contains("began_at")) out.back()["began_at"] = s["began_at"];  // the first step: where its time starts
   }
   return out;
 }

@@ -164,10 +164,15 @@ void learn_compute(const json& lead, bool gpu, bool compiled, LearnedProfileFiel
   for (const auto& b : per_micro) most = std::max(most, b.get<double>());
   const json gpu_info = lead.value("gpu", json());
   if (gpu && gpu_info.is_object()) {
-    const double state = f.bytes_per_parameter.value * f.trainable_parameters.value;
+    // Frozen parameters are resident too (weights only), at the trained weights' bytes per parameter.
+    const OptimizerTotals o = optimizer_totals(lead);
+    const double frozen = std::max(0.0, f.parameters.value - f.trainable_parameters.value);
+    const double frozen_bytes = o.trainable > 0 ? frozen * o.param_bytes / o.trainable : 0;
+    const double state = f.bytes_per_parameter.value * f.trainable_parameters.value + frozen_bytes;
     const double peak = gpu_info.value("peak_allocated_bytes", 0.0);
     f.activation_bytes_per_sample = {std::max(0.0, peak - state) / f.micro_batch.value,
-                                     fmt::format("measured: peak allocated {:.4g} bytes minus model state {:.4g}, per sample of a micro-batch", peak, state)};
+                                     fmt::format("measured: peak allocated {:.4g} bytes minus model state {:.4g} (frozen weights {:.4g} of it), per sample of a micro-batch",
+                                                 peak, state, frozen_bytes)};
   } else if (most > 0) {
     f.activation_bytes_per_sample = {most / f.micro_batch.value,
                                      "measured: autograd's saved tensors of the largest micro-batch in the counted step (CPU), per sample"};
@@ -198,6 +203,10 @@ LearnedJob learn_from_records(const JobRecords& records, const LearnInputs& inpu
   learn_batch_shape(lead, f, job.notes);
   learn_compute(lead, job.gpu, job.compiled, f, job.notes);
   learn_timing(lead, f, job.world_size, job.timing);
+  for (const auto& s : steps_in_phase(lead, "measured"))
+    if (s.value("began_at", "") == "process start")
+      job.notes.push_back(fmt::format("measured step {} began at the process's start (no DataLoader batch before it): the "
+                                      "interpreter's start-up is in it; --warmup 1 or more leaves it out", s.value("step", 0)));
   learn_communication(lead, f, job);
   learn_data(records, f, job.notes);
   learn_training(records, inputs, job);

@@ -84,10 +84,13 @@ json not_judged_parts(const PredictJob& job, const NodeModel& model) {
   for (const Stage& stage : model.stages) {
     if (!stage.needed || !stage.not_judged) continue;
     const std::string probe = probe_for_resource(stage.resource, job.profile);
+    // A memmap job's storage is measured the way it reads (--read mmap, its data set's size): the
+    // run takes both from the job given as its profile.
+    const bool shaped_by_job = stage.resource == "storage" && job.profile.data.access == AccessPattern::memmap && !job.source.empty();
     parts.push_back({{"resource", stage.resource},
                      {"why", *stage.not_judged},
                      {"probe", probe},
-                     {"to_measure", "nodeaudit run --only " + probe}});
+                     {"to_measure", "nodeaudit run --only " + probe + (shaped_by_job ? " --profile " + job.source : "")}});
   }
   return parts;
 }

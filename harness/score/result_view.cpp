@@ -67,10 +67,10 @@ double metric_median(const json& metric) {
 }
 
 std::string describe_filter(const LabelFilter& filter) {
-  if (filter.empty()) return "";
   std::string out;
-  for (const auto& [key, value] : filter) out += fmt::format("{}{}={}", out.empty() ? "" : ", ", key, value);
-  return " [" + out + "]";
+  for (const auto& [key, value] : filter)
+    if (!value.empty()) out += fmt::format("{}{}={}", out.empty() ? "" : ", ", key, value);  // "" = the label absent
+  return out.empty() ? "" : " [" + out + "]";
 }
 
 std::vector<std::pair<std::string, double>> per_gpu_medians(const json& probe, const std::string& name,

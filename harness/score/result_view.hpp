@@ -46,7 +46,8 @@ bool is_datasheet(const nlohmann::json& probe);
 // The metric's label: "published measurement (another node: ...)" or "datasheet peak (...)".
 std::string datasheet_source(const nlohmann::json& probe, const nlohmann::json& metric);
 
-// The metrics of `probe` named `name` whose labels include every pair of `filter`.
+// The metrics of `probe` named `name` whose labels include every pair of `filter`; a pair whose
+// value is "" matches a metric without that label.
 std::vector<const nlohmann::json*> select_metrics(const nlohmann::json& probe, const std::string& name,
                                                   const LabelFilter& filter);
 double metric_median(const nlohmann::json& metric);

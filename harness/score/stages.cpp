@@ -133,9 +133,8 @@ Stage storage_stage(const Profile& profile, const json& result, const StepShape&
   // A memmap job's windows are only measured by reading them through a mapping (read=mmap); a
   // whole-file figure says nothing of its page faults, nor the other way round.
   const bool memmap = profile.data.access == AccessPattern::memmap;
-  const LabelFilter filter = memmap ? LabelFilter{{"read", "mmap"}} : LabelFilter{};
-  auto rate = storage_figure(*probe.probe, id, used.metric, filter, fits, stage.note);
-  if (rate && !memmap && rate->labels.value("read", "") == "mmap") rate.reset();
+  const LabelFilter filter{{"read", memmap ? "mmap" : ""}};
+  const auto rate = storage_figure(*probe.probe, id, used.metric, filter, fits, stage.note);
   if (!rate || rate->value <= 0) return not_measured(stage, missing_metric(id, used.metric, filter));
   stage.demand = shape.samples_per_node;
   stage.demand_unit = "samples per node";
@@ -144,7 +143,7 @@ Stage storage_stage(const Profile& profile, const json& result, const StepShape&
   stage.capacity_metric = rate->source;
   stage.capacity_gbps = rate->value * sample_bytes / 1e9;
   stage.time_s = shape.samples_per_node / rate->value;
-  if (const auto knee = best_series(*probe.probe, id, "knee_workers", {})) stage.knee_workers = knee->value;
+  if (const auto knee = best_series(*probe.probe, id, "knee_workers", filter)) stage.knee_workers = knee->value;
   return stage;
 }
 

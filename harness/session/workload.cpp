@@ -11,6 +11,7 @@
 #include "harness/core/output_place.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/units.hpp"
+#include "harness/node/container.hpp"
 #include "harness/node/procfs.hpp"
 #include "harness/report/prometheus.hpp"
 #include "harness/score/model.hpp"
@@ -63,6 +64,15 @@ namespace {
 bool declares_param(const ProbeSpec& spec, const std::string& name) {
   return std::any_of(spec.params.begin(), spec.params.end(), [&](const ParamSpec& p) { return p.name == name; });
 }
+
+// Memory the page cache may hold for a job here: the available RAM, no more than a memory cgroup's
+// limit (the model's test of a data set fitting, made the same way).
+double page_cache_room() {
+  const auto mem = procfs::read_meminfo();
+  double room = mem.count("MemAvailable") ? static_cast<double>(mem.at("MemAvailable")) : 0;
+  if (const auto limit = detect_container().limits.memory_limit_bytes) room = std::min(room, static_cast<double>(*limit));
+  return room;
+}
 }  // namespace
 
 bool takes_step_demand(const ProbeSpec& spec) { return declares_param(spec, "workload"); }
@@ -99,10 +109,16 @@ std::map<std::string, std::string> probe_params_for(const ProbeSpec& spec, const
   // A job reading np.memmap windows is emulated by windows of one mapped file as large as its data
   // set (up to 4 GiB: beyond that the share of windows the read-around has already brought in is
   // small either way), so the page faults, not whole-file reads, are what is measured.
-  if (extras.profile->data.access == score::AccessPattern::memmap && declares_param(spec, "read") && declares_param(spec, "file-size")) {
+  const score::DataSpec& data = extras.profile->data;
+  const bool per_sample_reads = data.access != score::AccessPattern::sequential_shards;
+  if (data.access == score::AccessPattern::memmap && declares_param(spec, "read") && declares_param(spec, "file-size")) {
     texts["read"] = "mmap";
-    texts["file-size"] = fmt::format("{}", static_cast<long long>(std::llround(std::min(extras.profile->data.dataset_bytes, 4.0 * (1ull << 30)))));
+    texts["file-size"] = fmt::format("{}", static_cast<long long>(std::llround(std::min(data.dataset_bytes, 4.0 * (1ull << 30)))));
   }
+  // A data set that fits the page cache is read from it after the first epoch: the sample reads are
+  // measured buffered then (cache=page), the figure the model takes for such a job.
+  if (per_sample_reads && declares_param(spec, "read") && declares_param(spec, "direct") && data.dataset_bytes <= page_cache_room())
+    texts["direct"] = "false";
   // A probe that emulates a node's training step (it declares `gpus-in-node`) emulates the target
   // GPUs, with the figures the assessment uses. A GPU given as a file is not in the GPU table the
   // probe reads: its compute time and busbw are given.

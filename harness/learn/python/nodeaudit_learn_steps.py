@@ -49,6 +49,9 @@ class _Steps:
         self.optimizers = {}
         self.t_pre = {}
         self.last_end_s = None
+        # The first step starts at the loop's first batch request, not at the interpreter's start:
+        # imports, model building and data set indexing are not a step (it matters with --warmup 0).
+        self.first_start_s = None
         # CPU time of this rank's own process (all its threads, not its DataLoader workers): with
         # the tree's CPU that nodeaudit samples, it splits the job's CPU into main process and loader.
         self.last_cpu_s = time.process_time()
@@ -72,9 +75,16 @@ class _Steps:
         now = time.perf_counter() - self.state.t0
         cpu_s = time.process_time()
         self.step += 1
+        if self.last_end_s is not None:
+            start, began = self.last_end_s, None
+        elif self.first_start_s is not None:
+            start, began = self.first_start_s, "first batch request"
+        else:
+            start, began = 0.0, "process start"  # no DataLoader batch before it: the start-up is in the step
         entry = dict(self.open, step=self.step, end_s=now, main_cpu_s=cpu_s - self.last_cpu_s,
-                     duration_s=now - (self.last_end_s if self.last_end_s is not None else 0.0),
-                     phase=self._phase(self.step))
+                     duration_s=now - start, phase=self._phase(self.step))
+        if began:
+            entry["began_at"] = began
         self._append_step(entry)
         self.last_end_s = now
         self.last_cpu_s = cpu_s
@@ -173,6 +183,13 @@ class _Steps:
             return t
 
         def pre_forward(module, args):
+            # Every module's own weights and buffers, trained or frozen, are not activations: autograd
+            # saves a frozen weight to pass the gradient through its layer.
+            for tensor in list(module.parameters(recurse=False)) + list(module.buffers(recurse=False)):
+                try:
+                    counting["param_ptrs"].add(tensor.untyped_storage().data_ptr())
+                except Exception:
+                    pass
             if counting["depth"][0] == 0:
                 counting["modules"][id(module)] = module
                 first = next((a for a in args if isinstance(a, torch.Tensor)), None)
@@ -314,6 +331,9 @@ def _install_data_hooks(steps, torch):
             if threading.current_thread() is not steps.main_thread:
                 return original(self)
             started, started_cpu = time.perf_counter(), time.thread_time()
+            if steps.last_end_s is None and steps.first_start_s is None:
+                steps.first_start_s = started - steps.state.t0
+                steps.last_cpu_s = time.process_time()
             batch = original(self)
             steps.open["data_wait_s"] += time.perf_counter() - started
             # The main thread's own CPU in next(): receiving the batch from the workers, paid on every

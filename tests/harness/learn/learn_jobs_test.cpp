@@ -2,7 +2,8 @@
 // parameters, gradients and state summed), and AMP (torch.autocast on the CPU in bfloat16: the
 // compute dtype is the matmuls', while the weights, gradients and optimizer state stay fp32).
 // Gradient accumulation and torch.compile are in learn_cli_test.cpp. Every figure is computed here
-// from the layer shapes of tests/harness/learn/train_mlp.py.
+// from the layer shapes of tests/harness/learn/train_mlp.py. With --warmup 0, where the first step's
+// time starts: at the loop's first batch request, or (no DataLoader) at the process's start, said.
 #include <gtest/gtest.h>
 
 #include "harness/score/profile.hpp"
@@ -66,6 +67,47 @@ TEST_F(LearnCli, AutocastBfloat16IsTheComputeDtypeWithFp32State) {
   EXPECT_NE(profile_text().find("bf16"), std::string::npos);
   // autocast casts the matmul inputs; the parameters, their gradients and the optimizer state stay fp32.
   expect_two_optimizers_summed(p, profile_text());
+}
+
+// Freezing the second layer changes what autograd saves only by its weight (saved to pass the
+// gradient to the first layer); the weight is not an activation, so the activation bytes are the
+// same as when it trains (its input, the ReLU's output, is saved either way).
+TEST_F(LearnCli, AFrozenLayersWeightIsNotCountedAsActivations) {
+  TORCH_OR_SKIP();
+  auto activation_bytes = [&](std::vector<std::string> job) {
+    const auto r = learn({"--warmup", "1", "--steps", "1"}, job);
+    EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+    return learn_entry()["info"]["counted"]["activation_bytes_per_micro_batch"];
+  };
+  const nlohmann::json trained = activation_bytes({script("train_mlp.py")});
+  const nlohmann::json frozen = activation_bytes({script("train_mlp.py"), "--freeze-second"});
+  ASSERT_FALSE(trained.empty());
+  EXPECT_EQ(frozen, trained) << "a frozen 64x10 weight would add " << hidden * classes * 4 << " bytes";
+}
+
+TEST_F(LearnCli, WithNoWarmupTheFirstStepStartsAtTheLoopsFirstBatchRequest) {
+  TORCH_OR_SKIP();
+  const std::string images = dir_ + "/images";
+  ASSERT_EQ(run_python({script("make_jpegs.py"), images, "8", "32"}), 0);
+  const auto r = learn({"--warmup", "0", "--steps", "2"}, {script("train_cnn.py"), images});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json first = learn_entry()["info"]["timeline"][0];
+  EXPECT_EQ(first["began_at"], "first batch request") << first.dump();
+  // Importing torch and torchvision and building the data set took well over 0.2 s before the loop
+  // asked for its first batch; none of it is in the step.
+  EXPECT_LT(first["duration_s"].get<double>(), first["end_s"].get<double>() - 0.2) << first.dump();
+  EXPECT_EQ(r.out.find("interpreter's start-up"), std::string::npos) << r.out;
+  EXPECT_FALSE(learn_entry()["info"]["timeline"][1].contains("began_at"));
+}
+
+TEST_F(LearnCli, WithNoWarmupAndNoDataLoaderTheFirstStepSaysItHoldsTheStartUp) {
+  TORCH_OR_SKIP();
+  const auto r = learn({"--warmup", "0", "--steps", "2"}, {script("train_mlp.py")});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json first = learn_entry()["info"]["timeline"][0];
+  EXPECT_EQ(first["began_at"], "process start") << first.dump();
+  EXPECT_DOUBLE_EQ(first["duration_s"].get<double>(), first["end_s"].get<double>());
+  EXPECT_NE(r.out.find("measured step 1 began at the process's start"), std::string::npos) << r.out;
 }
 
 }  // namespace

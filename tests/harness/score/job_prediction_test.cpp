@@ -180,5 +180,59 @@ TEST(JobPrediction, CheckpointSavesAddToTheStepScaledByTheWriteRates) {
   EXPECT_NEAR(model.step.data_wait_share, 0.020 / 0.100, 1e-12);
 }
 
+// A token job reading np.memmap windows: 32 windows of 2 KB a step from a 20 GB file (more than
+// the node's 12 GB free: not cached), 40 ms of compute, a loader of 20 ms CPU.
+Profile memmap_job_profile() {
+  Profile p = image_job_profile();
+  p.data.access = AccessPattern::memmap;
+  p.data.decode = DecodeKind::none;
+  p.data.sample_bytes = 2048;
+  p.data.dataset_bytes = 20e9;
+  return p;
+}
+
+JobMeasured memmap_job() {
+  JobMeasured m = image_job();
+  m.step_s = 0.050, m.compute_s = 0.040, m.data_wait_s = 0.010;
+  m.tree_cpu_s = 0.050, m.ranks_cpu_s = 0.030;
+  return m;
+}
+
+json with_mmap_storage(json result, double windows_per_s, const std::string& cache = "none") {
+  for (auto& probe : result["probes"])
+    if (probe["id"] == "storage.dataset")
+      probe["metrics"].push_back(metric("samples_per_s", {{"workers", "2"}, {"cache", cache}, {"read", "mmap"}}, windows_per_s));
+  return result;
+}
+
+TEST(JobPrediction, AMemmapJobIsScoredOnlyWithWindowsReadThroughAMapping) {
+  const Profile profile = memmap_job_profile();
+  // Whole-file reads at 3,200 samples/s say nothing of page faults: storage not judged, and the
+  // command to measure it takes the job as its profile (so the run reads windows of a mapped file).
+  PredictJob job;
+  job.profile = profile, job.name = "tokens", job.source = "tokens-learned.json", job.measured = memmap_job(), job.job_node = node(2, std::nullopt);
+  const json unmeasured = predict_on_node(job, node(4, std::nullopt), "files-only", {});
+  EXPECT_TRUE(unmeasured["lower_bound"].get<bool>());
+  ASSERT_EQ(unmeasured["not_judged"].size(), 1u) << unmeasured.dump();
+  EXPECT_EQ(unmeasured["not_judged"][0]["to_measure"], "nodeaudit run --only storage.dataset --profile tokens-learned.json");
+  EXPECT_NE(unmeasured["not_judged"][0]["why"].get<std::string>().find("[read=mmap]"), std::string::npos) << unmeasured.dump();
+  // 100 windows/s through the mapping: 32 / 100 = 320 ms of storage a step, against 40 ms of
+  // compute and a loader of (50 - 30) ms / 2 workers = 10 ms: the step is 320 ms, 280 of it waiting.
+  const NodeModel model = predict(profile, memmap_job(), node(2, std::nullopt), with_mmap_storage(node(4, std::nullopt), 100));
+  ASSERT_FALSE(model.step.not_judged);
+  EXPECT_NEAR(model.stage("storage")->time_s, 0.320, 1e-12);
+  EXPECT_NEAR(model.step.step_s, 0.320, 1e-12);
+  EXPECT_NEAR(model.step.data_wait_share, 0.280 / 0.320, 1e-12);
+  EXPECT_EQ(model.step.loader_resource, "storage");
+}
+
+TEST(JobPrediction, AFileJobIsNeverScoredWithTheMappedWindowsFigure) {
+  // The same node holds both figures, both from the page cache; the mapped one is the higher
+  // (9,000/s), yet a job opening a file per sample is scored with whole-file reads: 32 / 3,200 = 10 ms.
+  const json both = with_mmap_storage(node(4, std::nullopt), 9000, "page");
+  const NodeModel model = predict(image_job_profile(), image_job(), node(2, std::nullopt), both);
+  EXPECT_NEAR(model.stage("storage")->time_s, 0.010, 1e-12);
+}
+
 }  // namespace
 }  // namespace nodeaudit::score

@@ -1,5 +1,7 @@
 // What `run --target-gpus` hands pipeline.step, so the emulated step uses the same GPU figures as
 // the assessment: a model of the table by name, a GPU from a file as its compute time and busbw.
+// What `run --profile` hands storage.dataset, so it reads the way the job reads: windows of a mapped
+// file for an np.memmap job, and through the page cache when the job's data set fits in it.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -54,6 +56,47 @@ TEST(RunTargetGpus, NoTargetLeavesThePipelinesOwnChoice) {
   const auto texts = probe_params_for(pipeline_like(), extras);
   EXPECT_EQ(texts.count("emulate-compute"), 0u);
   EXPECT_EQ(texts.count("gpus-in-node"), 0u);
+}
+
+ProbeSpec storage_dataset_like() {
+  ProbeSpec spec;
+  spec.id = "storage.dataset";
+  for (const char* name : {"sample-size", "direct", "read", "file-size"}) {
+    ParamSpec param;
+    param.name = name;
+    spec.params.push_back(param);
+  }
+  return spec;
+}
+
+RunExtras extras_for(score::AccessPattern access, double dataset_bytes) {
+  RunExtras extras;
+  prepare_run_extras("llm-finetune-7b", extras);
+  extras.profile->data.access = access;
+  extras.profile->data.sample_bytes = 2048;
+  extras.profile->data.dataset_bytes = dataset_bytes;
+  return extras;
+}
+
+TEST(RunProfileStorage, AMemmapJobIsMeasuredAsWindowsOfAMappedFileItsDataSetsSize) {
+  const auto texts = probe_params_for(storage_dataset_like(), extras_for(score::AccessPattern::memmap, 64 << 20));
+  EXPECT_EQ(texts.at("read"), "mmap");
+  EXPECT_EQ(texts.at("file-size"), std::to_string(64 << 20));
+  EXPECT_EQ(texts.at("sample-size"), "2048");
+  // 1 PB fits no page cache: read cold; and the mapped file stops at 4 GiB.
+  const auto huge = probe_params_for(storage_dataset_like(), extras_for(score::AccessPattern::memmap, 1e15));
+  EXPECT_EQ(huge.count("direct"), 0u);
+  EXPECT_EQ(huge.at("file-size"), std::to_string(4ll << 30));
+}
+
+TEST(RunProfileStorage, ADataSetThatFitsThePageCacheIsReadThroughIt) {
+  // 64 KiB fits the free memory of any machine that runs the tests; 1 PB fits none.
+  EXPECT_EQ(probe_params_for(storage_dataset_like(), extras_for(score::AccessPattern::small_files, 64 << 10)).at("direct"), "false");
+  EXPECT_EQ(probe_params_for(storage_dataset_like(), extras_for(score::AccessPattern::small_files, 1e15)).count("direct"), 0u);
+  // Streamed shards are scored by storage.read, and a file job is never told to map its data.
+  const auto shards = probe_params_for(storage_dataset_like(), extras_for(score::AccessPattern::sequential_shards, 64 << 10));
+  EXPECT_EQ(shards.count("direct"), 0u);
+  EXPECT_EQ(probe_params_for(storage_dataset_like(), extras_for(score::AccessPattern::small_files, 64 << 10)).count("read"), 0u);
 }
 
 }  // namespace
