@@ -85,7 +85,8 @@ judge() {
 if [ ! -f "$out/runs/quota.json" ] && [ -d /sys/fs/cgroup/cpu ]; then
   mkdir "$group"
   echo 100000 >"$group/cpu.cfs_period_us"
-  python3 -c 'import sys; print(int(float(sys.argv[1]) * 100000))' "$quota" >"$group/cpu.cfs_quota_us"
+  quota_us=$(python3 -c 'import sys; print(int(float(sys.argv[1]) * 100000))' "$quota")
+  echo "$quota_us" >"$group/cpu.cfs_quota_us"
   bash -c 'echo $$ > "$1/cgroup.procs"; shift; exec "$@"' _ "$group" \
     "$bin" run --only "$probes" --data-dir "$data_dir" --out "$out/runs/quota.json" >"$out/quota.log" 2>&1 || true
   rmdir "$group"
