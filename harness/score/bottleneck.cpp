@@ -26,7 +26,8 @@ std::string gbps_text(double gbps) { return format_quantity(gbps, "GB/s"); }
 std::string count_text(double count) { return format_quantity(count, ""); }
 
 json storage_sentence(const Profile& profile, const NodeModel& node, const Stage& storage) {
-  const double bytes_per_step = node.shape.samples_per_node * profile.data.sample_bytes / 1e9;
+  // What storage itself must deliver a step: GB, or samples (those the page cache does not serve) x their size.
+  const double bytes_per_step = storage.capacity_unit == "samples/s" ? storage.demand * profile.data.sample_bytes / 1e9 : storage.demand;
   std::string text = fmt::format("storage: {} of {} needed", gbps_text(storage.capacity_gbps),
                                  gbps_text(needed_rate(bytes_per_step, node.step)));
   if (storage.capacity_unit == "samples/s")

@@ -66,7 +66,7 @@ TEST(ScoreCommand, BalancedResultPassesAndStarvedOneFails) {
   EXPECT_NE(balanced.out.find("Overall: PASS"), std::string::npos) << balanced.out;
   const CliRun starved = run_cli("score " + fixture("results/storage-starved.json") + " --profile " + test_profile);
   EXPECT_EQ(starved.exit_code, 1) << starved.out;
-  EXPECT_NE(starved.out.find("Limiting resource: storage: 800 MB/s of 1.64 GB/s needed"), std::string::npos)
+  EXPECT_NE(starved.out.find("Limiting resource: storage: 800 MB/s of 1.49 GB/s needed"), std::string::npos)
       << starved.out;
 }
 
