@@ -186,7 +186,7 @@ ProbeSpec make_host_fabric_spec() {
   return spec;
 }
 
-const ProbeRegistrar registrar{make_host_fabric_spec()};
+const ProbeRegistrar host_fabric_registrar{make_host_fabric_spec()};
 
 }  // namespace
 }  // namespace nodeaudit::comm

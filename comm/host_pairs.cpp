@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "comm/p2p_math.hpp"
+
 namespace nodeaudit::comm {
 
 std::vector<std::vector<std::pair<int, int>>> round_robin_rounds(int hosts) {
@@ -36,17 +38,6 @@ std::vector<int> pair_colors(const std::vector<std::pair<int, int>>& round, cons
   for (const int host : host_of_rank) colors.push_back(pair_in_round(round, host));
   return colors;
 }
-
-namespace {
-
-double median_of(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
-
-}  // namespace
 
 std::vector<HostJudgement> judge_hosts(const std::vector<std::string>& names, const std::vector<PairFigure>& pairs,
                                        double factor) {

@@ -84,13 +84,13 @@ struct PairIdMessage {
   char error[244];
 };
 
-struct PairResult {
+struct PairBusbw {
   double busbw_gbps = -1;
   std::uint64_t size_bytes = 0;
   std::string error;  // empty when the pair completed
 };
 
-PairResult run_pair(ProbeContext& ctx, Collective kind, MpiSession& mpi, const PairComm& pair, int device) {
+PairBusbw run_pair(ProbeContext& ctx, Collective kind, MpiSession& mpi, const PairComm& pair, int device) {
   PairIdMessage message{};
   if (pair.rank() == 0) {
     const ncclResult_t code = ncclGetUniqueId(&message.id);
@@ -98,7 +98,7 @@ PairResult run_pair(ProbeContext& ctx, Collective kind, MpiSession& mpi, const P
     if (!message.ok) std::snprintf(message.error, sizeof message.error, "ncclGetUniqueId: %s", ncclGetErrorString(code));
   }
   pair.from_first(&message, sizeof message);
-  PairResult result;
+  PairBusbw result;
   if (!message.ok) {
     result.error = message.error;
     return result;
@@ -189,7 +189,7 @@ Outcome measure_collective_pairs(ProbeContext& ctx, Collective kind, MpiSession&
                             : fmt::format("NCCL {} pairs round {} of {} between {} and {}", collective_name(kind), r + 1,
                                           rounds.size(), hosts.names[static_cast<std::size_t>(rounds[r][color].first)],
                                           hosts.names[static_cast<std::size_t>(rounds[r][color].second)]));
-    PairResult result;
+    PairBusbw result;
     {
       const PairComm pair(color, mpi.rank());
       if (pair.joined()) result = run_pair(ctx, kind, mpi, pair, device);

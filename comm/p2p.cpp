@@ -19,7 +19,7 @@
 namespace nodeaudit::comm {
 namespace {
 
-constexpr int kMaxIterations = 1000;
+constexpr int kMaxPairIterations = 1000;
 
 // A stream with start/stop events on one device.
 class DeviceStream {
@@ -104,12 +104,12 @@ std::vector<std::vector<bool>> enable_peer_access(const std::vector<int>& device
   return access;
 }
 
-struct PairResult {
+struct PairRate {
   std::string label;
   double median_gbps = 0;
 };
 
-PairResult measure_pair(ProbeContext& ctx, const PairBuffers& b, const std::vector<int>& devices, int src, int dst,
+PairRate measure_pair(ProbeContext& ctx, const PairBuffers& b, const std::vector<int>& devices, int src, int dst,
                         bool both_ways) {
   const auto timed = [&](int iterations) {
     return both_ways ? time_bi(b, devices, src, dst, iterations) : time_uni(b, devices, src, dst, iterations);
@@ -118,7 +118,7 @@ PairResult measure_pair(ProbeContext& ctx, const PairBuffers& b, const std::vect
   RepeatPolicy policy = ctx.policy();
   policy.warmup = 0;
   policy.budget_s = ctx.round_share_s(ctx.level() == Level::quick ? 0.3 : ctx.level() == Level::standard ? 1.5 : 10.0);
-  const int iterations = iterations_for(timed(1), policy.budget_s / std::max(1, policy.min_repetitions), kMaxIterations);
+  const int iterations = iterations_for(timed(1), policy.budget_s / std::max(1, policy.min_repetitions), kMaxPairIterations);
   const double bytes = static_cast<double>(b.bytes) * iterations * (both_ways ? 2 : 1);
   const Measurement m = ctx.repeat(policy, [&] { return Work{.bytes = bytes, .elapsed_s = timed(iterations)}; });
   const Labels labels{{"src", std::to_string(devices[src])}, {"dst", std::to_string(devices[dst])},
@@ -128,9 +128,9 @@ PairResult measure_pair(ProbeContext& ctx, const PairBuffers& b, const std::vect
           median_of(rate_samples(m, RateKind::gb_per_s))};
 }
 
-void warn_slow_pairs(ProbeContext& ctx, const std::vector<PairResult>& pairs, const char* direction) {
+void warn_slow_pairs(ProbeContext& ctx, const std::vector<PairRate>& pairs, const char* direction) {
   std::vector<double> rates;
-  for (const PairResult& p : pairs) rates.push_back(p.median_gbps);
+  for (const PairRate& p : pairs) rates.push_back(p.median_gbps);
   const double median = median_of(rates);
   for (std::size_t i : slow_pairs(rates, 0.5))
     ctx.add_finding(Severity::warn, "comm.p2p_slow_pair",
@@ -156,7 +156,7 @@ Outcome run_matrix(ProbeContext& ctx, const std::vector<int>& devices) {
   buffers.bytes = fitting_copy_bytes(ctx, devices);
   for (int d : devices) buffers.source.emplace_back(d, buffers.bytes), buffers.target.emplace_back(d, buffers.bytes);
   ctx.info()["copy_bytes"] = buffers.bytes;
-  std::vector<PairResult> uni, bi;
+  std::vector<PairRate> uni, bi;
   for (int src = 0; src < n; ++src)
     for (int dst = 0; dst < n; ++dst) {
       if (src == dst) continue;

@@ -47,7 +47,7 @@ Outcome check_config(ProbeContext& ctx) {
   return Outcome::ok();
 }
 
-ProbeSpec make_spec() {
+ProbeSpec host_config_spec() {
   ProbeSpec spec;
   spec.id = "host.config";
   spec.description = "Node configuration checks: governor, THP, swap, /dev/shm, ulimit -l, NUMA balancing, IOMMU, RAM and cores per GPU, "
@@ -57,7 +57,7 @@ ProbeSpec make_spec() {
   return spec;
 }
 
-const ProbeRegistrar registrar{make_spec()};
+const ProbeRegistrar host_config_registrar{host_config_spec()};
 
 }  // namespace
 }  // namespace nodeaudit::host

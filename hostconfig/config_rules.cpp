@@ -18,15 +18,16 @@
 #include "harness/node/procfs.hpp"
 
 namespace nodeaudit::host {
+
+Finding info(std::string code, std::string message) { return {Severity::info, std::move(code), std::move(message)}; }
+Finding warn(std::string code, std::string message) { return {Severity::warn, std::move(code), std::move(message)}; }
+
 namespace {
 
 namespace fs = std::filesystem;
 
 constexpr std::uint64_t shm_broken_below_bytes = 256ull << 20;  // the 64 MiB container default lies below
 constexpr std::uint64_t shm_expected_bytes = 1ull << 30;        // NGC containers are started with --shm-size=1g
-
-Finding info(std::string code, std::string message) { return {Severity::info, std::move(code), std::move(message)}; }
-Finding warn(std::string code, std::string message) { return {Severity::warn, std::move(code), std::move(message)}; }
 
 std::string size_text(std::uint64_t bytes) { return format_bytes(static_cast<double>(bytes)); }
 

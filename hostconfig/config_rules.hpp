@@ -33,6 +33,10 @@ struct GpuInventory {
   std::string why_none;
 };
 
+// A rule's finding, at either severity.
+Finding info(std::string code, std::string message);
+Finding warn(std::string code, std::string message);
+
 // "0-3,8,10-11" -> 0 1 2 3 8 10 11; empty on a malformed list.
 std::vector<int> parse_cpu_list(const std::string& text);
 // The bracketed choice of a sysfs selector ("always [madvise] never" -> "madvise").

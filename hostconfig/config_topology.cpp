@@ -22,8 +22,6 @@ namespace fs = std::filesystem;
 constexpr double min_ram_to_gpu_memory = 2.0;  // seed rule: host RAM 2-4x the total GPU memory
 constexpr double min_cores_per_gpu = 4.0;      // seed rule: plan 4-8 CPU cores per GPU
 
-Finding info(std::string code, std::string message) { return {Severity::info, std::move(code), std::move(message)}; }
-Finding warn(std::string code, std::string message) { return {Severity::warn, std::move(code), std::move(message)}; }
 
 std::string read_all(const std::string& path) {
   std::ifstream in(path);

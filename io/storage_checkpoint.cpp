@@ -33,8 +33,6 @@
 namespace nodeaudit::io {
 namespace {
 
-constexpr std::uint64_t verify_limit_bytes = 64ull << 20;
-
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
@@ -199,7 +197,7 @@ ProbeSpec storage_checkpoint_spec(BeforeRestoreCheck before_restore_check) {
 }
 
 namespace {
-const ProbeRegistrar registrar{storage_checkpoint_spec()};
+const ProbeRegistrar storage_checkpoint_registrar{storage_checkpoint_spec()};
 }  // namespace
 
 }  // namespace nodeaudit::io

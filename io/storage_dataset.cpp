@@ -235,7 +235,7 @@ Outcome measure_storage_dataset(ProbeContext& ctx) {
   return run_loader(run, p.int_list("workers"));
 }
 
-ProbeSpec make_spec() {
+ProbeSpec storage_dataset_spec() {
   ProbeSpec spec;
   spec.id = "storage.dataset";
   spec.description = "Training-style loader over many small files: samples/s per worker count and the knee";
@@ -271,7 +271,7 @@ ProbeSpec make_spec() {
   return spec;
 }
 
-const ProbeRegistrar registrar{make_spec()};
+const ProbeRegistrar storage_dataset_registrar{storage_dataset_spec()};
 
 }  // namespace
 }  // namespace nodeaudit::io

@@ -2,12 +2,17 @@
 // same way) and the checks of them that need the file system: O_DIRECT support and alignment.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "harness/core/context.hpp"
 #include "io/storage_target.hpp"
 
 namespace nodeaudit::io {
+
+// The most bytes a storage probe reads back to check what it wrote (its pattern), so a check costs
+// seconds, not a second pass over a data set of gigabytes.
+inline constexpr std::uint64_t verify_limit_bytes = 64ull << 20;
 
 ParamSpec path_param(const std::string& help);
 ParamSpec block_size_param(const std::string& default_size);

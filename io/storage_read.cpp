@@ -33,8 +33,6 @@
 namespace nodeaudit::io {
 namespace {
 
-constexpr std::uint64_t verify_limit_bytes = 64ull << 20;
-
 struct ReadSetup {
   std::string file;
   std::uint64_t region_bytes = 0;
@@ -195,7 +193,7 @@ Outcome measure_storage_read(ProbeContext& ctx) {
   return verify_generated(ctx, setup, w);
 }
 
-ProbeSpec make_spec() {
+ProbeSpec storage_read_spec() {
   ProbeSpec spec;
   spec.id = "storage.read";
   spec.description = "Sequential or random block reads through io_uring (GB/s, IOPS, latency percentiles, CPU per GB)";
@@ -224,7 +222,7 @@ ProbeSpec make_spec() {
   return spec;
 }
 
-const ProbeRegistrar registrar{make_spec()};
+const ProbeRegistrar storage_read_registrar{storage_read_spec()};
 
 }  // namespace
 }  // namespace nodeaudit::io

@@ -3,7 +3,7 @@
 # build the tests again (a test target made a dependency of the binary, the audit building every
 # target) fails CI instead of passing unnoticed:
 #   1. a tree the audit configures first leaves the tests and benchmarks out, so the audit needs
-#      none of their packages;
+#      none of their packages, and compiles the binary's libraries in unity batches;
 #   2. on a tree configured with every target (as `make test` leaves it), `make audit-build` builds
 #      the `nodeaudit` binary and no test or benchmark object or executable.
 # Cheap with a warm compile cache: the tree sits beside build/, so ccache's relative paths hit the
@@ -28,7 +28,9 @@ for option in NODEAUDIT_BUILD_TESTS NODEAUDIT_BUILD_BENCH; do
   grep -qx "$option:BOOL=OFF" "$tree/CMakeCache.txt" ||
     fail "a tree make audit configures first has $(grep "^$option:" "$tree/CMakeCache.txt" || echo "$option unset"): it should be OFF, so the audit needs no test or benchmark package"
 done
-say "a first audit configures no test or benchmark target"
+grep -qx "NODEAUDIT_UNITY_BUILD:BOOL=ON" "$tree/CMakeCache.txt" ||
+  fail "a tree make audit configures first has $(grep "^NODEAUDIT_UNITY_BUILD:" "$tree/CMakeCache.txt" || echo "NODEAUDIT_UNITY_BUILD unset"): the binary's libraries should compile in unity batches (less than half the CPU time of file by file)"
+say "a first audit configures no test or benchmark target, and compiles the binary's libraries in unity batches"
 
 quiet_make configure
 quiet_make audit-build

@@ -182,7 +182,7 @@ MetricChange compare_metric(const MetricRecord& baseline, const MetricRecord& ca
 
 namespace {
 
-std::string text_of(const nlohmann::json& value) {
+std::string env_text(const nlohmann::json& value) {
   if (value.is_null()) return "absent";
   return value.is_string() ? value.get<std::string>() : value.dump();
 }
@@ -224,7 +224,7 @@ std::vector<EnvDifference> env_differences(const nlohmann::json& baseline_doc, c
   std::vector<EnvDifference> out;
   // Another host first: then every other line is about a different machine, not an upgrade.
   const nlohmann::json::json_pointer hostname("/host/hostname");
-  add_if_different(out, "host.hostname", text_of(at_path(base, hostname)), text_of(at_path(cand, hostname)));
+  add_if_different(out, "host.hostname", env_text(at_path(base, hostname)), env_text(at_path(cand, hostname)));
   // The driver first, then the CUDA stack, then anything else a contributor recorded (firmware, ...).
   std::vector<std::string> software_keys = {"driver", "cuda_driver", "cuda_runtime", "cublas", "nccl", "mpi"};
   std::set<std::string> others;
@@ -236,7 +236,7 @@ std::vector<EnvDifference> env_differences(const nlohmann::json& baseline_doc, c
   software_keys.insert(software_keys.end(), others.begin(), others.end());
   for (const auto& key : software_keys) {
     const nlohmann::json::json_pointer pointer("/software/" + key);
-    add_if_different(out, "software." + key, text_of(at_path(base, pointer)), text_of(at_path(cand, pointer)));
+    add_if_different(out, "software." + key, env_text(at_path(base, pointer)), env_text(at_path(cand, pointer)));
   }
   add_if_different(out, "GPU count", std::to_string(base.value("gpus", nlohmann::json::array()).size()),
                    std::to_string(cand.value("gpus", nlohmann::json::array()).size()));
@@ -244,12 +244,12 @@ std::vector<EnvDifference> env_differences(const nlohmann::json& baseline_doc, c
   add_if_different(out, "GPU PCIe links", pcie_links(base), pcie_links(cand));
   for (const char* field : {"kernel", "os", "cpu_model", "cores", "ram_total_bytes"}) {
     const nlohmann::json::json_pointer pointer(std::string("/host/") + field);
-    add_if_different(out, std::string("host.") + field, text_of(at_path(base, pointer)), text_of(at_path(cand, pointer)));
+    add_if_different(out, std::string("host.") + field, env_text(at_path(base, pointer)), env_text(at_path(cand, pointer)));
   }
-  add_if_different(out, "tool.version", text_of(at_path(baseline_doc, "/tool/version"_json_pointer)),
-                   text_of(at_path(candidate_doc, "/tool/version"_json_pointer)));
-  add_if_different(out, "level", text_of(baseline_doc.value("level", nlohmann::json())),
-                   text_of(candidate_doc.value("level", nlohmann::json())));
+  add_if_different(out, "tool.version", env_text(at_path(baseline_doc, "/tool/version"_json_pointer)),
+                   env_text(at_path(candidate_doc, "/tool/version"_json_pointer)));
+  add_if_different(out, "level", env_text(baseline_doc.value("level", nlohmann::json())),
+                   env_text(candidate_doc.value("level", nlohmann::json())));
   return out;
 }
 

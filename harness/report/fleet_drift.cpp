@@ -14,7 +14,7 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string text_of(const json& value) {
+std::string setting_text(const json& value) {
   return value.is_string() ? value.get<std::string>() : value.dump();
 }
 
@@ -32,9 +32,9 @@ std::string per_gpu_value(const json& gpus, const std::string& key) {
   bool any = false;
   for (const auto& gpu : gpus) {
     const auto it = gpu.find(key);
-    const std::string value = it == gpu.end() ? "not recorded" : text_of(*it);
+    const std::string value = it == gpu.end() ? "not recorded" : setting_text(*it);
     any = any || it != gpu.end();
-    const std::string index = text_of(gpu.value("index", json(groups.size())));
+    const std::string index = setting_text(gpu.value("index", json(groups.size())));
     auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == value; });
     if (group == groups.end())
       groups.push_back({value, {index}});
@@ -80,10 +80,10 @@ std::vector<ConfigEntry> config_of(const json& doc) {
   std::vector<ConfigEntry> config;
   const json& env = doc.at("env");
   const json software = env.value("software", json::object());
-  for (const auto& [key, value] : software.items()) config.push_back({"software." + key, text_of(value), ""});
+  for (const auto& [key, value] : software.items()) config.push_back({"software." + key, setting_text(value), ""});
   const json host = env.value("host", json::object());
   for (const char* key : host_settings)
-    if (host.contains(key)) config.push_back({std::string("host.") + key, text_of(host[key]), ""});
+    if (host.contains(key)) config.push_back({std::string("host.") + key, setting_text(host[key]), ""});
   const json gpus = env.value("gpus", json::array());
   config.push_back({"gpus", std::to_string(gpus.size()), ""});
   for (const char* key : gpu_settings)

@@ -10,7 +10,6 @@ namespace nodeaudit::report {
 
 namespace {
 
-constexpr std::size_t names_shown = 10;
 
 std::string td(const std::string& text, const std::string& css = "") {
   return (css.empty() ? "<td>" : "<td class=\"" + css + "\">") + xml_escape(text) + "</td>";
@@ -60,9 +59,9 @@ std::string drift_html(const FleetInput& fleet, const FleetVerdict& verdict) {
       const std::string shown =
           (value.value.empty() ? "not recorded" : value.value) + (value.example.empty() ? "" : ": " + value.example);
       const std::string nodes =
-          v == 0 && value.nodes.size() > names_shown
+          v == 0 && value.nodes.size() > fleet_names_shown
               ? fmt::format("{} nodes", value.nodes.size())
-              : fmt::format("{} ({})", node_names(fleet, value.nodes, names_shown), value.nodes.size());
+              : fmt::format("{} ({})", node_names(fleet, value.nodes, fleet_names_shown), value.nodes.size());
       out += "<tr>" + td(v == 0 ? setting.setting : "") + td(shown) + td(nodes, v == 0 ? "" : "fail") + "</tr>\n";
     }
   return out + "</table>\n";
@@ -91,7 +90,7 @@ std::string figures_html(const FleetInput& fleet, const FleetVerdict& verdict) {
              td(judged.not_judged.empty() ? format_figure(judged.nodes.limit) : "not judged: " + judged.not_judged,
                 "num") +
              td(format_figure(judged.worst), "num") + td(format_figure(judged.best), "num") +
-             td(judged.outlier_nodes.empty() ? "-" : node_names(fleet, judged.outlier_nodes, names_shown),
+             td(judged.outlier_nodes.empty() ? "-" : node_names(fleet, judged.outlier_nodes, fleet_names_shown),
                 judged.outlier_nodes.empty() ? "" : "fail") +
              "</tr>\n";
     }

@@ -11,7 +11,6 @@ namespace nodeaudit::report {
 
 namespace {
 
-constexpr std::size_t names_shown = 10;
 constexpr std::size_t reasons_shown = 6;
 
 std::string quoted(const std::string& value) {
@@ -67,9 +66,9 @@ std::string drift_section(const FleetInput& fleet, const FleetVerdict& verdict) 
       const DriftValue& value = setting.values[v];
       const std::string shown = quoted(value.value) + (value.example.empty() ? "" : ": " + value.example);
       const std::string nodes =
-          v == 0 && value.nodes.size() > names_shown
+          v == 0 && value.nodes.size() > fleet_names_shown
               ? fmt::format("{} nodes", value.nodes.size())
-              : fmt::format("{} ({})", node_names(fleet, value.nodes, names_shown), value.nodes.size());
+              : fmt::format("{} ({})", node_names(fleet, value.nodes, fleet_names_shown), value.nodes.size());
       out += fmt::format("| {} | {} | {} |\n", v == 0 ? markdown_cell(setting.setting) : "", markdown_cell(shown),
                          markdown_cell(nodes));
     }
@@ -99,7 +98,7 @@ std::string figures_section(const FleetInput& fleet, const FleetVerdict& verdict
           "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", markdown_cell(name), markdown_cell(figure.unit),
           judged.nodes.count, format_figure(judged.nodes.median), format_figure(judged.nodes.mad), markdown_cell(limit),
           format_figure(judged.worst), format_figure(judged.best),
-          judged.outlier_nodes.empty() ? "-" : markdown_cell(node_names(fleet, judged.outlier_nodes, names_shown)));
+          judged.outlier_nodes.empty() ? "-" : markdown_cell(node_names(fleet, judged.outlier_nodes, fleet_names_shown)));
     }
     out += "\n";
   }

@@ -85,7 +85,7 @@ std::string charts_section(const Report& report) {
   return out + "</div>\n";
 }
 
-std::string scorecard_cell(const ScorecardRow& row, std::size_t node) {
+std::string scorecard_cell_html(const ScorecardRow& row, std::size_t node) {
   const ScorecardCell& cell = row.cells[node];
   if (!cell.value) return cell_html(cell.status, "status");
   const bool best = static_cast<int>(node) == row.best;
@@ -116,7 +116,7 @@ std::string scorecard_table(const Report& report) {
   out += "</tr>\n";
   for (const auto& row : build_scorecard(report).rows) {
     out += "<tr><th>" + xml_escape(row.label) + "</th>";
-    for (std::size_t i = 0; i < row.cells.size(); ++i) out += scorecard_cell(row, i);
+    for (std::size_t i = 0; i < row.cells.size(); ++i) out += scorecard_cell_html(row, i);
     out += "</tr>\n";
   }
   return out + "</table>\n<p>Each figure: its value and unit, its ratio to the best node (higher is better on every "

@@ -56,7 +56,7 @@ std::string assessment_section(const Report& report) {
 }
 
 // Each scorecard cell: figure with unit, ratio to the best node, status.
-std::string scorecard_cell(const ScorecardRow& row, std::size_t node) {
+std::string scorecard_cell_text(const ScorecardRow& row, std::size_t node) {
   const ScorecardCell& cell = row.cells[node];
   if (!cell.value) return cell.status;
   std::string text = cell_figure(cell);
@@ -105,7 +105,7 @@ std::string scorecard_section(const Report& report) {
   const Scorecard card = build_scorecard(report);
   for (const auto& row : card.rows) {
     out += "| " + markdown_cell(row.label) + " |";
-    for (std::size_t i = 0; i < row.cells.size(); ++i) out += " " + markdown_cell(scorecard_cell(row, i)) + " |";
+    for (std::size_t i = 0; i < row.cells.size(); ++i) out += " " + markdown_cell(scorecard_cell_text(row, i)) + " |";
     out += "\n";
   }
   out += "\nEach figure: its value and unit, its ratio to the best node (higher is better on every row), and its "

@@ -8,6 +8,7 @@
 
 #include "harness/core/units.hpp"
 #include "harness/score/resource_probes.hpp"
+#include "harness/score/result_view.hpp"
 #include "harness/score/stages.hpp"
 
 namespace nodeaudit::score {
@@ -18,11 +19,6 @@ namespace R = resource_figure;
 namespace {
 
 std::string ms(double s) { return format_duration(s); }
-
-std::optional<double> number_at(const json& object, const char* key) {
-  if (!object.is_object() || !object.contains(key) || !object[key].is_number()) return std::nullopt;
-  return object[key].get<double>();
-}
 
 // The GPU model a result's node has (env.gpus[0].name), empty without one.
 std::string gpu_model(const json& result) {

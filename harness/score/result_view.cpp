@@ -120,12 +120,10 @@ std::optional<Figure> best_series(const json& probe, const std::string& id, cons
   return figure;
 }
 
-namespace {
 std::optional<double> number_at(const json& object, const char* key) {
   if (!object.is_object() || !object.contains(key) || !object[key].is_number()) return std::nullopt;
   return object[key].get<double>();
 }
-}  // namespace
 
 EnvFigures env_figures(const json& result) {
   EnvFigures figures;

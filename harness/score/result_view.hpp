@@ -14,6 +14,9 @@ namespace nodeaudit::score {
 
 using LabelFilter = std::map<std::string, std::string>;
 
+// The number at object[key], or nothing when object is not an object or the key holds no number.
+std::optional<double> number_at(const nlohmann::json& object, const char* key);
+
 // A probe whose status is `ok` is measured; anything else (absent, skipped, failed, crashed,
 // timeout, interrupted) is not, and `why` says so as "<probe> <status>: <reason>", or "<probe>
 // skipped" for a skip, whose reason the assessment lists once with the other probes it stopped.

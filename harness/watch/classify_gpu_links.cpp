@@ -16,8 +16,6 @@ std::pair<std::optional<double>, std::string> gpu_power_reference(const WatchSer
 
 namespace {
 
-std::string prefix(const GpuFacts& g) { return fmt::format("gpu{}.", g.index); }
-double at(const std::vector<double>& v, std::size_t i) { return i < v.size() ? v[i] : NAN; }
 
 std::size_t finite_count(const std::vector<double>& v) {
   return static_cast<std::size_t>(std::count_if(v.begin(), v.end(), [](double x) { return std::isfinite(x); }));
@@ -31,7 +29,7 @@ struct IdleTest {
   const Thresholds& th;
   bool low_util(std::size_t i) const { return util[i] < th.not_compute_bound_pct; }
   bool low_power(std::size_t i) const {
-    const double p = at(power, i);
+    const double p = value_at(power, i);
     return !power_ref || !std::isfinite(p) || p < th.low_power_share * *power_ref;
   }
 };
@@ -68,11 +66,11 @@ std::string starvation_causes(const HostPressure& hp, const Thresholds& th, nloh
 }  // namespace
 
 void judge_input_starvation(const WatchSeries& s, const GpuFacts& g, const Thresholds& th, Diagnosis& out) {
-  const auto& util = s.column(prefix(g) + "util_pct");
+  const auto& util = s.column(gpu_column_prefix(g) + "util_pct");
   const auto values = finite(util);
   if (values.empty() || *std::max_element(values.begin(), values.end()) < th.drops.low_pct) return;  // no job to starve
   const auto [ref, ref_kind] = detail::gpu_power_reference(s, g);
-  const IdleTest idle{util, s.column(prefix(g) + "power_w"), ref, th};
+  const IdleTest idle{util, s.column(gpu_column_prefix(g) + "power_w"), ref, th};
   std::vector<std::size_t> idx;
   for (std::size_t i = 0; i < util.size(); ++i)
     if (std::isfinite(util[i]) && idle.low_util(i) && idle.low_power(i)) idx.push_back(i);
@@ -86,7 +84,7 @@ void judge_input_starvation(const WatchSeries& s, const GpuFacts& g, const Thres
   if (ref) f.evidence["power_reference_w"] = *ref;
   std::vector<double> idle_power;
   for (auto i : idx)
-    if (std::isfinite(at(idle.power, i))) idle_power.push_back(idle.power[i]);
+    if (std::isfinite(value_at(idle.power, i))) idle_power.push_back(idle.power[i]);
   const auto mean_idle_power = mean_of(idle_power);
   if (mean_idle_power) f.evidence["mean_idle_power_w"] = *mean_idle_power;
   const std::string causes = starvation_causes(host_pressure(s, idx), th, f.evidence, f.action);
@@ -103,17 +101,17 @@ void judge_input_starvation(const WatchSeries& s, const GpuFacts& g, const Thres
 }
 
 void judge_communication(const WatchSeries& s, const GpuFacts& g, const Thresholds& th, Diagnosis& out) {
-  const auto& util = s.column(prefix(g) + "util_pct");
-  const auto& rx = s.column(prefix(g) + "pcie_rx_bytes_per_s");
-  const auto& tx = s.column(prefix(g) + "pcie_tx_bytes_per_s");
+  const auto& util = s.column(gpu_column_prefix(g) + "util_pct");
+  const auto& rx = s.column(gpu_column_prefix(g) + "pcie_rx_bytes_per_s");
+  const auto& tx = s.column(gpu_column_prefix(g) + "pcie_tx_bytes_per_s");
   const auto [ref, ref_kind] = detail::gpu_power_reference(s, g);
-  const IdleTest idle{util, s.column(prefix(g) + "power_w"), ref, th};
+  const IdleTest idle{util, s.column(gpu_column_prefix(g) + "power_w"), ref, th};
   std::vector<std::size_t> idx;
   double pcie_sum = 0, nic_sum = 0;
   std::string nic_name;
   for (std::size_t i = 0; i < util.size(); ++i) {
     if (!std::isfinite(util[i]) || !(idle.low_util(i) || (ref && idle.low_power(i)))) continue;
-    const double pcie = std::max(std::isfinite(at(rx, i)) ? rx[i] : 0.0, std::isfinite(at(tx, i)) ? tx[i] : 0.0);
+    const double pcie = std::max(std::isfinite(value_at(rx, i)) ? rx[i] : 0.0, std::isfinite(value_at(tx, i)) ? tx[i] : 0.0);
     std::string nic;
     const double nic_share = nic_load_at(s, i, &nic);
     const bool pcie_busy = g.pcie_link_bytes_per_s && pcie >= th.link_busy_share * *g.pcie_link_bytes_per_s;
@@ -144,7 +142,7 @@ void judge_communication(const WatchSeries& s, const GpuFacts& g, const Threshol
 
 void judge_throttle(const WatchSeries& s, const GpuFacts& g, const Thresholds& th, Diagnosis& out) {
   constexpr unsigned long long power_cap = 0x4, harmful = 0x8 | 0x20 | 0x40 | 0x80;  // hw slowdown, thermal, brake
-  const auto masks = finite(s.column(prefix(g) + "throttle_mask"));
+  const auto masks = finite(s.column(gpu_column_prefix(g) + "throttle_mask"));
   if (masks.empty()) return;
   std::size_t hit = 0;
   unsigned long long seen = 0;

@@ -10,7 +10,6 @@
 namespace nodeaudit::watch {
 namespace {
 
-double at(const std::vector<double>& v, std::size_t i) { return i < v.size() ? v[i] : NAN; }
 
 std::vector<std::string> core_columns(const WatchSeries& s) {
   std::vector<std::string> out;
@@ -22,7 +21,7 @@ std::vector<std::string> core_columns(const WatchSeries& s) {
 double busiest_core_at(const WatchSeries& s, const std::vector<std::string>& cores, std::size_t i) {
   double best = 0;
   for (const auto& c : cores)
-    if (std::isfinite(at(s.column(c), i))) best = std::max(best, s.column(c)[i]);
+    if (std::isfinite(value_at(s.column(c), i))) best = std::max(best, s.column(c)[i]);
   return best;
 }
 
@@ -45,7 +44,7 @@ double nic_load_at(const WatchSeries& s, std::size_t i, std::string* nic) {
   for (const auto& [name, speed] : s.nic_speed_bytes_per_s) {
     if (speed <= 0) continue;
     for (const char* dir : {".rx_bytes_per_s", ".tx_bytes_per_s"}) {
-      const double v = at(s.column("net." + name + dir), i);
+      const double v = value_at(s.column("net." + name + dir), i);
       if (std::isfinite(v) && v / speed > best) {
         best = v / speed;
         if (nic) *nic = name;
@@ -62,8 +61,8 @@ HostPressure host_pressure(const WatchSeries& s, const std::vector<std::size_t>&
   std::size_t cpu_n = 0, iowait_n = 0;
   std::map<std::string, double> nic_hits;
   for (auto i : samples) {
-    if (double v = at(s.column("cpu_busy_pct"), i); std::isfinite(v)) cpu += v, ++cpu_n;
-    if (double v = at(s.column("cpu_iowait_pct"), i); std::isfinite(v)) iowait += v, ++iowait_n;
+    if (double v = value_at(s.column("cpu_busy_pct"), i); std::isfinite(v)) cpu += v, ++cpu_n;
+    if (double v = value_at(s.column("cpu_iowait_pct"), i); std::isfinite(v)) iowait += v, ++iowait_n;
     core += busiest_core_at(s, cores, i);
     std::string nic;
     const double load = nic_load_at(s, i, &nic);

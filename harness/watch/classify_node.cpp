@@ -14,7 +14,6 @@ std::optional<double> gpu_memory_share(const WatchSeries& s, const GpuFacts& g);
 
 namespace {
 
-std::string prefix(const GpuFacts& g) { return fmt::format("gpu{}.", g.index); }
 
 double window_s(const WatchSeries& s) { return s.t_s.empty() ? 0 : s.t_s.back() - s.t_s.front() + s.interval_s; }
 
@@ -32,7 +31,7 @@ void judge_node(const WatchSeries& s, const Thresholds& th, Diagnosis& out) {
   double util_sum = 0, mem_sum = 0, peak = 0;
   std::size_t util_n = 0, mem_n = 0;
   for (const auto& g : s.gpus) {
-    const auto u = finite(s.column(prefix(g) + "util_pct"));
+    const auto u = finite(s.column(gpu_column_prefix(g) + "util_pct"));
     for (double v : u) util_sum += v, ++util_n, peak = std::max(peak, v);
     if (auto m = detail::gpu_memory_share(s, g)) mem_sum += *m, ++mem_n;
   }
@@ -60,16 +59,16 @@ void judge_node(const WatchSeries& s, const Thresholds& th, Diagnosis& out) {
 void add_gpu_metrics(const WatchSeries& s, const Thresholds& th, std::vector<Metric>& metrics) {
   for (const auto& g : s.gpus) {
     const Labels gpu{{"gpu", std::to_string(g.index)}};
-    const auto util = finite(s.column(prefix(g) + "util_pct"));
+    const auto util = finite(s.column(gpu_column_prefix(g) + "util_pct"));
     if (!util.empty()) {
       metrics.push_back({"gpu_util", "%", Better::higher, gpu, util});
       const double above = static_cast<double>(std::count_if(util.begin(), util.end(), [&](double v) { return v >= th.healthy_util_pct; }));
       metrics.push_back({"gpu_util_time_above_70", "%", Better::higher, gpu, {100 * above / static_cast<double>(util.size())}});
-      const DropAnalysis d = analyse_drops(s.t_s, s.column(prefix(g) + "util_pct"), th.drops);
+      const DropAnalysis d = analyse_drops(s.t_s, s.column(gpu_column_prefix(g) + "util_pct"), th.drops);
       metrics.push_back({"gpu_near_zero_time", "%", Better::lower, gpu, {100 * d.near_zero_share}});
       if (d.periodic) metrics.push_back({"sawtooth_period", "s", Better::higher, gpu, {d.period_s}});
     }
-    const auto mem = finite(s.column(prefix(g) + "mem_used_bytes"));
+    const auto mem = finite(s.column(gpu_column_prefix(g) + "mem_used_bytes"));
     if (!mem.empty()) metrics.push_back({"gpu_mem_used", "bytes", Better::higher, gpu, mem});
     if (auto share = detail::gpu_memory_share(s, g)) metrics.push_back({"gpu_mem_used_share", "%", Better::higher, gpu, {100 * *share}});
   }

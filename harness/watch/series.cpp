@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "harness/core/errors.hpp"
 
 namespace nodeaudit::watch {
@@ -48,6 +50,10 @@ std::vector<TelemetryRow> WatchSeries::rows() const {
       if (std::isfinite(col[i])) out[i].values[name] = col[i];
   return out;
 }
+
+double value_at(const std::vector<double>& column, std::size_t i) { return i < column.size() ? column[i] : NAN; }
+
+std::string gpu_column_prefix(const GpuFacts& gpu) { return fmt::format("gpu{}.", gpu.index); }
 
 std::vector<double> finite(const std::vector<double>& values) {
   std::vector<double> out;

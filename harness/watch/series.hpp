@@ -48,6 +48,11 @@ struct WatchSeries {
   std::vector<TelemetryRow> rows() const;
 };
 
+// Value i of a column, NaN past its end (a column first seen late is shorter than the time axis).
+double value_at(const std::vector<double>& column, std::size_t i);
+// A GPU's column names start with this ("gpu3.").
+std::string gpu_column_prefix(const GpuFacts& gpu);
+
 // Finite values only.
 std::vector<double> finite(const std::vector<double>& values);
 // Mean of the finite values; nullopt when there are none.

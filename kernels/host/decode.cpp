@@ -160,7 +160,7 @@ double decode_deadline_s(const ParamValues& p, Level level) {
   return 60.0 + 0.05 * static_cast<double>(p.integer("images")) + static_cast<double>(std::max<std::size_t>(counts, 1)) * 3 * per_stage_s;
 }
 
-ProbeSpec make_spec() {
+ProbeSpec host_decode_spec() {
   ProbeSpec spec;
   spec.id = "host.decode";
   spec.description = "CPU JPEG decode + training augment throughput per core and across cores (images/s)";
@@ -192,7 +192,7 @@ ProbeSpec make_spec() {
   return spec;
 }
 
-const ProbeRegistrar registrar{make_spec()};
+const ProbeRegistrar host_decode_registrar{host_decode_spec()};
 
 }  // namespace
 }  // namespace nodeaudit::host

@@ -148,7 +148,7 @@ Outcome measure_memory_bandwidth(ProbeContext& ctx) {
   return Outcome::ok();
 }
 
-ProbeSpec make_spec() {
+ProbeSpec host_memory_bandwidth_spec() {
   ProbeSpec spec;
   spec.id = "host.memory-bandwidth";
   spec.description = "STREAM copy/scale/add/triad and memcpy over host memory on all cores (GB/s)";
@@ -168,7 +168,7 @@ ProbeSpec make_spec() {
   return spec;
 }
 
-const ProbeRegistrar registrar{make_spec()};
+const ProbeRegistrar host_memory_bandwidth_registrar{host_memory_bandwidth_spec()};
 
 }  // namespace
 }  // namespace nodeaudit::host

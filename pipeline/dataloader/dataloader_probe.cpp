@@ -201,7 +201,7 @@ Outcome measure_dataloader(ProbeContext& ctx) {
   return outcome_of(end, parsed, python_path, read_text(log), timeout_s, "point");
 }
 
-ProbeSpec make_spec() {
+ProbeSpec host_dataloader_spec() {
   ProbeSpec spec;
   spec.id = "host.dataloader";
   spec.description = "PyTorch DataLoader over generated samples for the profile: samples/s and CPU per sample per "
@@ -231,7 +231,7 @@ ProbeSpec make_spec() {
   return spec;
 }
 
-const ProbeRegistrar registrar{make_spec()};
+const ProbeRegistrar host_dataloader_registrar{host_dataloader_spec()};
 
 }  // namespace
 }  // namespace nodeaudit::dataloader

@@ -130,7 +130,7 @@ Outcome measure_pipeline_step(ProbeContext& ctx) {
   return run_with_compute(ctx, plan, pattern_samples(g.data->files(), plan.sample_bytes), t.target->path, with);
 }
 
-ProbeSpec make_spec() {
+ProbeSpec pipeline_step_spec() {
   ProbeSpec spec;
   spec.id = "pipeline.step";
   spec.description =
@@ -149,7 +149,7 @@ ProbeSpec make_spec() {
   return spec;
 }
 
-const ProbeRegistrar registrar{make_spec()};
+const ProbeRegistrar pipeline_step_registrar{pipeline_step_spec()};
 
 }  // namespace
 }  // namespace nodeaudit::pipeline
