@@ -20,7 +20,14 @@ else()
     # header (device code sees only small plain headers such as kernels/gpu/cuda_check.hpp).
     set(CMAKE_CUDA_STANDARD 17)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    # Debian 12's CMake 3.25 FindCUDAToolkit marks CUDA::nvToolsExt deprecated without checking that
+    # the library was found; CUDA 12.9 and later ship none, and the configure then fails with "could not
+    # find TARGET CUDA::nvToolsExt". It sets the mark only for a project that requires 3.25 or later, so
+    # the look-up runs with the minimum read as 3.24 (nodeaudit uses neither nvToolsExt nor nvtx3).
+    set(nodeaudit_required_cmake ${CMAKE_MINIMUM_REQUIRED_VERSION})
+    set(CMAKE_MINIMUM_REQUIRED_VERSION 3.24)
     find_package(CUDAToolkit REQUIRED)
+    set(CMAKE_MINIMUM_REQUIRED_VERSION ${nodeaudit_required_cmake})
     set(NODEAUDIT_HAVE_CUDA ON)
     set(NODEAUDIT_CUDA_STATUS "built (CUDA ${CUDAToolkit_VERSION}, architectures ${CMAKE_CUDA_ARCHITECTURES})")
   elseif(NODEAUDIT_CUDA STREQUAL "ON")
