@@ -48,6 +48,10 @@ Fn load(void* lib, const char* name) {
 
 }  // namespace
 
+// The member types come from this file's anonymous namespace; GCC warns about that when the file is
+// compiled inside a unity batch (it is then not the main file), though the type is still used here only.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsubobject-linkage"
 struct Nvml::Api {
   void* lib = nullptr;
   nvmlReturn_t (*init)() = nullptr;
@@ -95,6 +99,7 @@ struct Nvml::Api {
     return d;
   }
 };
+#pragma GCC diagnostic pop
 
 namespace {
 
