@@ -28,7 +28,9 @@ std::vector<ProbeFigures> storage_probe_figures() {
         {"bandwidth", unit::gbps, higher, dataset_labels, "bytes read per second over the epoch"},
         {"latency_p50", unit::us, lower, dataset_labels, "median time from the open's submission to the close's completion"},
         {"latency_p99", unit::us, lower, dataset_labels, "99th percentile of the time from the open's submission to the close's completion"},
-        {"knee_workers", unit::count, lower, {"cache"}, "the fewest workers within 10% of the best samples/s"}}},
+        {"knee_workers", unit::count, lower, {"cache"}, "the fewest workers within 10% of the best samples/s"},
+        {"cache_fill_per_sample", unit::bytes, lower, {"workers", "cache", "read"},
+         "read=mmap from a cold start: bytes the page cache gained per window read (the window and the kernel's read-around)"}}},
       {"storage.checkpoint",
        "Checkpoint write (one file and shards, with fsync) and restore: GB/s and the stall a "
        "synchronous save costs the step.",

@@ -47,6 +47,11 @@ double MappedFile::drop_cached_pages() {
   ::fdatasync(fd_);
   ::madvise(addr_, bytes_, MADV_DONTNEED);
   ::posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED);
+  return resident_share();
+}
+
+double MappedFile::resident_share() const {
+  if (!addr_) return 1;
   const long page = ::sysconf(_SC_PAGESIZE);
   const std::uint64_t pages = (bytes_ + static_cast<std::uint64_t>(page) - 1) / static_cast<std::uint64_t>(page);
   std::vector<unsigned char> resident(pages);
@@ -69,6 +74,7 @@ WindowsResult read_windows(const MappedFile& file, std::uint64_t window_bytes, c
       const std::size_t next = cursor.fetch_add(1, std::memory_order_relaxed);
       if (next >= order.size()) break;
       const std::uint64_t offset = order[next] * window_bytes;
+      if (offset >= file.bytes()) continue;  // a window past the file's end: nothing to read
       const std::uint64_t length = std::min(window_bytes, file.bytes() - offset);
       const auto t0 = std::chrono::steady_clock::now();
       std::memcpy(copy.data(), file.data() + offset, length);

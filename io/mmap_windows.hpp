@@ -27,6 +27,8 @@ class MappedFile {
   // the next windows come from the device. Returns the share of the file still resident after it
   // (mincore), which is what says whether the reads that follow are cold.
   double drop_cached_pages();
+  // The share of the file's pages in memory now (mincore); 1 when it cannot be read.
+  double resident_share() const;
 
  private:
   int fd_ = -1;

@@ -130,7 +130,10 @@ for job in $jobs; do
       --only host.decode,host.dataloader,storage.dataset,storage.checkpoint --data-dir "$(data_root "$node")/scratch" \
       --out "$out/$job-node-$node.json" > "$out/$job-node-$node.log" 2>&1 || true
   done
-  "$nodeaudit" predict "$out/$job-learned.json" $(for n in "${nodes[@]}"; do echo "$out/$job-node-$n.json"; done) --format json > "$out/$job-predicted.json"
+  # The prediction for the runs below: their measured steps, each run's data as warm_data leaves it
+  # (a data set that does not fit the page cache starts cold and fills it as the run goes).
+  "$nodeaudit" predict "$out/$job-learned.json" $(for n in "${nodes[@]}"; do echo "$out/$job-node-$n.json"; done) \
+    --steps "$steps" --warmup "$warmup" --format json > "$out/$job-predicted.json"
   for node in "${nodes[@]}"; do
     warm_data "$job" "$node"
     # shellcheck disable=SC2046

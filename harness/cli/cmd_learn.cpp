@@ -44,13 +44,6 @@ namespace fs = std::filesystem;
 constexpr int max_steps = 10000;
 constexpr int counted_steps = learn_counted_steps;
 
-int whole_number_in(const std::string& option, const std::string& text, int lo, int hi) {
-  const auto value = session::parse_whole_number(text);
-  if (!value || *value < lo || *value > hi)
-    throw UsageError(option + " " + text, fmt::format("must be a whole number from {} to {}", lo, hi));
-  return *value;
-}
-
 std::string script_stem(const std::vector<std::string>& command) {
   for (const auto& word : command) {
     const fs::path path(word);

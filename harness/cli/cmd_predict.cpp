@@ -6,12 +6,14 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <memory>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/common_options.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/result.hpp"
 #include "harness/report/cli_args.hpp"
@@ -29,7 +31,22 @@ struct PredictOptions {
   std::vector<std::string> prices;
   std::string format = "table";
   std::string out, md, html;
+  std::string steps, warmup;  // --steps / --warmup: a run of these steps from a cold page cache
 };
+
+// The most steps a cold-start prediction follows the page cache through.
+constexpr int max_cold_run_steps = 1000000;
+
+std::optional<score::ColdRun> cold_run_of(const PredictOptions& o) {
+  if (o.steps.empty()) {
+    if (!o.warmup.empty()) throw UsageError("--warmup " + o.warmup, "needs --steps: the warm-up steps before the ones predicted");
+    return std::nullopt;
+  }
+  score::ColdRun run;
+  run.steps = whole_number_in("--steps", o.steps, 1, max_cold_run_steps);
+  run.warmup_steps = o.warmup.empty() ? 0 : whole_number_in("--warmup", o.warmup, 0, max_cold_run_steps);
+  return run;
+}
 
 struct Node {
   std::string name, path;
@@ -65,7 +82,7 @@ Node load_node(const std::string& path, std::set<std::string>& names) {
 }
 
 nlohmann::json prediction_document(const std::vector<score::PredictJob>& jobs, const std::vector<Node>& nodes,
-                                   const std::map<std::string, double>& prices) {
+                                   const std::map<std::string, double>& prices, const std::optional<score::ColdRun>& cold_run) {
   nlohmann::json doc{{"schema", "nodeaudit.prediction/1"}, {"jobs", nlohmann::json::array()},
                      {"nodes", nlohmann::json::array()}, {"cells", nlohmann::json::array()}};
   for (const auto& node : nodes) doc["nodes"].push_back(node.name);
@@ -76,7 +93,7 @@ nlohmann::json prediction_document(const std::vector<score::PredictJob>& jobs, c
     for (const auto& node : nodes) {
       score::CostOptions cost;
       if (const auto it = prices.find(node.name); it != prices.end()) cost.price_per_hour = it->second;
-      cells.push_back(score::predict_on_node(job, node.doc, node.name, cost));
+      cells.push_back(score::predict_on_node(job, node.doc, node.name, cost, cold_run));
     }
     doc["cells"].push_back(cells);
   }
@@ -101,13 +118,14 @@ void check_format_and_outputs(const PredictOptions& o) {
 
 int run_predict(const PredictOptions& o) {
   check_format_and_outputs(o);
+  const auto cold_run = cold_run_of(o);
   if (o.inputs.size() < 2) throw UsageError("predict", "give a job (a learn result or a profile) and at least one node's result");
   std::vector<score::PredictJob> jobs{score::load_predict_job(o.inputs.front())};
   std::vector<Node> nodes;
   std::set<std::string> names;
   for (std::size_t i = 1; i < o.inputs.size(); ++i) nodes.push_back(load_node(o.inputs[i], names));
   const auto prices = prices_by_node(o.prices, nodes);
-  write_outputs(o, prediction_document(jobs, nodes, prices), false);
+  write_outputs(o, prediction_document(jobs, nodes, prices, cold_run), false);
   return 0;
 }
 
@@ -120,6 +138,7 @@ bool names_a_job(const std::string& path) {
 
 int run_match(const PredictOptions& o) {
   check_format_and_outputs(o);
+  const auto cold_run = cold_run_of(o);
   std::vector<score::PredictJob> jobs;
   std::vector<Node> nodes;
   std::set<std::string> names;
@@ -132,7 +151,7 @@ int run_match(const PredictOptions& o) {
                                           "job{} and {} node{}",
                                           jobs.size(), jobs.size() == 1 ? "" : "s", nodes.size(), nodes.size() == 1 ? "" : "s"));
   const auto prices = prices_by_node(o.prices, nodes);
-  write_outputs(o, prediction_document(jobs, nodes, prices), true);
+  write_outputs(o, prediction_document(jobs, nodes, prices, cold_run), true);
   return 0;
 }
 
@@ -142,6 +161,10 @@ void add_common(CLI::App* cmd, const std::shared_ptr<PredictOptions>& o, bool ht
   cmd->add_option("--out", o->out, "Also write the predictions as JSON to FILE (must not exist)");
   cmd->add_option("--md", o->md, "Also write them as Markdown to FILE (must not exist)");
   if (html) cmd->add_option("--html", o->html, "Also write them as HTML with a chart to FILE (must not exist)");
+  cmd->add_option("--steps", o->steps,
+                  "Predict the mean of N steps of a run that starts with none of its data in the page cache (as learn --steps N "
+                  "measures on a cold node), instead of a long run's steady state");
+  cmd->add_option("--warmup", o->warmup, "With --steps: the steps before them, not in the mean (as learn --warmup)");
 }
 
 }  // namespace

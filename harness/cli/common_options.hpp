@@ -3,6 +3,8 @@
 // are checked is the session engine's (session/run_options.hpp).
 #pragma once
 
+#include <string>
+
 #include <CLI/CLI.hpp>
 
 #include "harness/session/run_options.hpp"
@@ -10,5 +12,8 @@
 namespace nodeaudit::cli {
 
 void add_common_options(CLI::App& app, session::CommonOptions& options);
+
+// `text` as a whole number from lo to hi; otherwise a UsageError naming `option` and the range.
+int whole_number_in(const std::string& option, const std::string& text, int lo, int hi);
 
 }  // namespace nodeaudit::cli

@@ -92,6 +92,8 @@ struct JobDemand {
   // The node is the job's own with another CPU count (`learn --vary cpus`): its reads are as the
   // job measured them there, inside its data wait, so no storage figure is asked for.
   bool storage_as_measured = false;
+  // The steps asked for from a cold page cache (predict --steps); none: a long run's steady state.
+  std::optional<ColdRun> cold_run;
 };
 
 // The one prediction of a step: a job's demand against a node's figures (a result). Every answer

@@ -120,9 +120,11 @@ std::string limiting_resource(const StepModel& step) {
 
 }  // namespace
 
-json predict_on_node(const PredictJob& job, const json& node, const std::string& node_name, const CostOptions& cost) {
+json predict_on_node(const PredictJob& job, const json& node, const std::string& node_name, const CostOptions& cost,
+                     const std::optional<ColdRun>& cold_run) {
   JobDemand demand;
   demand.profile = &job.profile;
+  demand.cold_run = cold_run;
   if (job.measured) {
     demand.measured = &*job.measured;
     demand.job_node = &job.job_node;
@@ -135,6 +137,7 @@ json predict_on_node(const PredictJob& job, const json& node, const std::string&
            {"basis", job.measured ? "the job's own measurements (learn) carried to this node's figures"
                                   : "the profile's declared demand against this node's figures"},
            {"stages", stages}, {"not_judged", not_judged_parts(job, model)}};
+  if (cold_run) out["run"] = {{"warmup_steps", cold_run->warmup_steps}, {"steps", cold_run->steps}, {"page_cache_at_start", "cold"}};
   if (step.not_judged) {
     out["step_not_judged"] = *step.not_judged;
   } else {

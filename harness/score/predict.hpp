@@ -12,6 +12,7 @@
 #include "harness/score/cost.hpp"
 #include "harness/score/job_measured.hpp"
 #include "harness/score/profile.hpp"
+#include "harness/score/stages.hpp"
 
 namespace nodeaudit::score {
 
@@ -31,8 +32,9 @@ bool is_learn_result(const nlohmann::json& doc);
 
 // One job on one node: step time, samples/s, data wait, GPU utilization, the limiting resource,
 // what could not be judged (with the probe that measures it) and the cost of one effective run.
+// With `cold_run`, the steps it names from a cold page cache instead of a long run's steady state.
 nlohmann::json predict_on_node(const PredictJob& job, const nlohmann::json& node, const std::string& node_name,
-                               const CostOptions& cost);
+                               const CostOptions& cost, const std::optional<ColdRun>& cold_run = std::nullopt);
 
 // The probe whose figure a stage's capacity comes from (for "run nodeaudit run --only PROBE").
 std::string probe_for_resource(const std::string& resource, const Profile& profile);

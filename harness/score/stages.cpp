@@ -108,7 +108,40 @@ std::optional<Figure> storage_figure(const json& probe, const std::string& id, c
 
 }  // namespace
 
-Stage storage_stage(const Profile& profile, const json& result, const StepShape& shape, const EnvFigures& env) {
+namespace {
+
+// The page cache over a random-order data set larger than it, from a cold start: step by step, a read
+// hits in the share of the data set cached so far; each miss adds `fill_bytes` (the sample and the
+// kernel's read-around), less what of that was already there, until the cache holds `room_bytes`.
+struct CacheWarmup {
+  double mean_hit_share = 0;  // over the steps asked
+  double end_share = 0;       // of the data set cached after them
+  int steps_to_fill = 0;      // steps until 95% of the room is filled (0: not within 10^6 steps)
+};
+
+CacheWarmup cache_warmup(double dataset_bytes, double room_bytes, double fill_bytes, double samples_per_step,
+                         const ColdRun& run) {
+  CacheWarmup out;
+  const double room = std::min(room_bytes, dataset_bytes);
+  double cached = 0, hits = 0;
+  const int last = run.warmup_steps + run.steps;
+  for (int step = 1; step <= std::max(last, 1000000); ++step) {
+    const double hit = cached / dataset_bytes;
+    if (step > run.warmup_steps && step <= last) hits += hit;
+    if (!out.steps_to_fill && cached >= 0.95 * room) out.steps_to_fill = step;
+    if (step == last) out.end_share = hit;
+    if (step >= last && out.steps_to_fill) break;
+    const double misses = samples_per_step * (1 - hit);
+    cached = std::min(room, cached + misses * fill_bytes * (1 - hit));
+  }
+  out.mean_hit_share = run.steps > 0 ? hits / run.steps : 0;
+  return out;
+}
+
+}  // namespace
+
+Stage storage_stage(const Profile& profile, const json& result, const StepShape& shape, const EnvFigures& env,
+                    const std::optional<ColdRun>& cold_run) {
   Stage stage = make_stage("storage", "GB per node", "GB/s");
   const double sample_bytes = profile.data.sample_bytes;
   stage.demand = shape.samples_per_node * sample_bytes / 1e9;
@@ -149,14 +182,41 @@ Stage storage_stage(const Profile& profile, const json& result, const StepShape&
   // cycles through the cache and finds nothing: not applied there).
   const bool cold_figure = rate->labels.value("cache", "") == "none";
   if (!fits && free_ram && cold_figure && profile.data.dataset_bytes > 0) {
-    const double cached = std::clamp(*free_ram / profile.data.dataset_bytes, 0.0, 0.99);
+    const double dataset = profile.data.dataset_bytes;
+    const double steady = std::clamp(*free_ram / dataset, 0.0, 0.99);
+    // What the cache gains per miss: a mapped window brings the kernel's read-around with it (measured
+    // by --read mmap from a cold start); a file read whole brings the file.
+    std::optional<double> fill_bytes;
+    std::string fill_source = "the sample's bytes";
+    if (!memmap) fill_bytes = sample_bytes;
+    else if (const auto fill = best_series(*probe.probe, id, "cache_fill_per_sample", {{"read", "mmap"}, {"cache", "none"}}); fill && fill->value > 0)
+      fill_bytes = fill->value, fill_source = fill->source;
+    const std::string held = fmt::format("{:.3g} GB of {:.3g} GB", *free_ram / 1e9, dataset / 1e9);
+    double cached = steady;
+    std::string share_note;
+    if (cold_run && fill_bytes) {
+      const CacheWarmup w = cache_warmup(dataset, *free_ram, *fill_bytes, shape.samples_per_node, *cold_run);
+      cached = w.mean_hit_share;
+      share_note = fmt::format("steps {}-{} from a cold page cache: it serves {:.0f}% of the random reads over them, "
+                               "filling to {:.0f}% of the data set by their end ({:.0f}% once full: {}; {:.3g} KB cached a miss, {})",
+                               cold_run->warmup_steps + 1, cold_run->warmup_steps + cold_run->steps, 100 * cached,
+                               100 * w.end_share, 100 * steady, held, *fill_bytes / 1e3, fill_source);
+    } else {
+      share_note = fmt::format("the page cache holds {:.0f}% of the data set ({}) once the run is under way: "
+                               "that share of the random reads hits it, the rest are read from storage", 100 * steady, held);
+      if (fill_bytes) {
+        const CacheWarmup w = cache_warmup(dataset, *free_ram, *fill_bytes, shape.samples_per_node, ColdRun{0, 1});
+        share_note += w.steps_to_fill ? fmt::format(" (from a cold cache it fills in about {} steps, {:.3g} KB a miss)", w.steps_to_fill, *fill_bytes / 1e3)
+                                      : " (from a cold cache it takes over 10^6 steps to fill)";
+      } else if (cold_run) {
+        share_note += "; the cold start asked for is not judged: no storage.dataset cache_fill_per_sample [read=mmap, cache=none] figure "
+                      "(nodeaudit run --only storage.dataset --profile JOB measures it)";
+      }
+    }
     // The storage's demand is the reads that miss; its capacity stays the figure measured.
     stage.demand *= 1 - cached;
     stage.time_s *= 1 - cached;
-    stage.note = fmt::format("{}{}the page cache holds {:.0f}% of the data set ({:.3g} GB of {:.3g} GB) once the run is under way: "
-                             "that share of the random reads hits it, the rest are read from storage",
-                             stage.note, stage.note.empty() ? "" : "; ", 100 * cached, *free_ram / 1e9,
-                             profile.data.dataset_bytes / 1e9);
+    stage.note = fmt::format("{}{}{}", stage.note, stage.note.empty() ? "" : "; ", share_note);
   }
   if (const auto knee = best_series(*probe.probe, id, "knee_workers", filter)) stage.knee_workers = knee->value;
   return stage;

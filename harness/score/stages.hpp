@@ -51,8 +51,17 @@ StepShape step_shape(const Profile& profile, const EnvFigures& env);
 
 Stage compute_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape);
 Stage gpu_memory_bandwidth_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape);
+// The steps a prediction is for when they are not a long run's steady state: the mean of steps
+// warmup+1 .. warmup+steps of a run that starts with none of its data in the page cache (what `learn
+// --steps N --warmup W` measures on a node whose cache was cold).
+struct ColdRun {
+  int warmup_steps = 0;
+  int steps = 0;
+};
+// Without a ColdRun, a data set larger than the page cache is served from it in the share it holds
+// once the run is under way (the steady state a long run's cost is made of).
 Stage storage_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape,
-                    const EnvFigures& env);
+                    const EnvFigures& env, const std::optional<ColdRun>& cold_run = std::nullopt);
 Stage cpu_decode_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape,
                        const EnvFigures& env);
 Stage host_to_device_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape);

@@ -68,6 +68,21 @@ TEST(MmapWindows, DroppingTheCachedPagesLeavesAFileOnDiskColdAndSaysSo) {
   EXPECT_LT(resident, 0.05) << "the scratch directory is on a disk (build tree), whose clean pages can be dropped";
 }
 
+TEST(MmapWindows, TheResidentShareCountsThePagesTheWindowsBroughtIn) {
+  TempDir dir;
+  MappedFile file(write_pattern_file(dir.path, 8 << 20));
+  ASSERT_EQ(file.error(), "");
+  ASSERT_LT(file.drop_cached_pages(), 0.05);
+  // 16 windows of one page, 16 pages apart: at least those 16 pages are in memory afterwards.
+  std::vector<std::uint64_t> order;
+  for (std::uint64_t i = 0; i < 16; ++i) order.push_back(i * 16);
+  read_windows(file, 4096, order, 1, 60);
+  EXPECT_GE(file.resident_share() * (8 << 20), 16.0 * 4096);
+  // A window past the file's end is skipped, not read out of bounds.
+  const WindowsResult past = read_windows(file, 4096, {1u << 20}, 1, 60);
+  EXPECT_EQ(past.bytes, 0u);
+}
+
 TEST(MmapWindows, AMissingFileSaysWhy) {
   const MappedFile file("/nonexistent/windows.bin");
   EXPECT_NE(file.error().find("/nonexistent/windows.bin"), std::string::npos) << file.error();
@@ -89,6 +104,17 @@ TEST(StorageDatasetMmap, RecordsWindowsPerSecondPerWorkerCountLabelledMmapAndLea
     EXPECT_GT(m["median"].get<double>(), 0) << m.dump();
   }
   EXPECT_EQ(workers, (std::set<std::string>{"1", "2"}));
+  // What the cache gained per 2 KiB window from a cold start: at least the 4 KiB page each touches,
+  // at most the whole 8 MiB file over the windows read (one per worker count, as samples/s).
+  std::set<std::string> fill_workers;
+  for (const auto& m : e["metrics"]) {
+    if (m["name"] != "cache_fill_per_sample") continue;
+    fill_workers.insert(m["labels"]["workers"].get<std::string>());
+    EXPECT_EQ(m["unit"], "bytes") << m.dump();
+    EXPECT_GE(m["median"].get<double>(), 4096) << m.dump();
+    EXPECT_LE(m["median"].get<double>(), 8 << 20) << m.dump();
+  }
+  EXPECT_EQ(fill_workers, workers);
   EXPECT_EQ(e["info"]["generated"]["bytes"], 8 << 20);
   EXPECT_EQ(dir.entries(), 0u);
 }

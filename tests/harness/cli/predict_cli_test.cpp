@@ -151,6 +151,10 @@ TEST_F(PredictCli, BadInputIsOneLineAndExitTwo) {
   write("incomplete.json", incomplete);
   expect_one_line_usage_error(run_nodeaudit({"predict", path("incomplete.json"), path("wide.json")}), "no job_measured block");
   expect_one_line_usage_error(run_nodeaudit({"match", path("wide.json"), path("quota.json")}), "needs at least one job");
+  expect_one_line_usage_error(run_nodeaudit({"predict", path("job.json"), path("wide.json"), "--steps", "0"}), "--steps 0: must be a whole number from 1 to 1000000");
+  expect_one_line_usage_error(run_nodeaudit({"predict", path("job.json"), path("wide.json"), "--steps", "2e3"}), "--steps 2e3");
+  expect_one_line_usage_error(run_nodeaudit({"predict", path("job.json"), path("wide.json"), "--warmup", "5"}), "--warmup 5: needs --steps");
+  expect_one_line_usage_error(run_nodeaudit({"match", path("job.json"), path("wide.json"), "--steps", "60", "--warmup", "-1"}), "--warmup -1");
 }
 
 }  // namespace

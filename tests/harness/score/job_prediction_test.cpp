@@ -228,6 +228,43 @@ TEST(JobPrediction, AMemmapJobIsScoredOnlyWithWindowsReadThroughAMapping) {
   EXPECT_EQ(model.step.loader_resource, "storage");
 }
 
+json with_cache_fill(json result, double bytes_per_window) {
+  for (auto& probe : result["probes"])
+    if (probe["id"] == "storage.dataset")
+      probe["metrics"].push_back(metric("cache_fill_per_sample", {{"workers", "2"}, {"cache", "none"}, {"read", "mmap"}}, bytes_per_window));
+  return result;
+}
+
+NodeModel predict_cold(const Profile& profile, const JobMeasured& m, const json& job_node, const json& result,
+                       std::optional<ColdRun> cold_run) {
+  JobDemand demand;
+  demand.profile = &profile, demand.measured = &m, demand.job_node = &job_node, demand.cold_run = cold_run;
+  return build_model(demand, result);
+}
+
+TEST(JobPrediction, ARunFromAColdPageCacheIsPredictedAsTheCacheFills) {
+  // 20 GB of data, 12 GB of free memory, 32 windows a step at 100 cold windows/s, and each miss adds
+  // 100 MB to the cache (the figure, made large so that the cache fills in a few steps):
+  //   step 1: nothing cached, 32 misses, cached 32 x 100 MB = 3.2 GB;
+  //   step 2: hit 3.2/20 = 0.16, 26.88 misses, each adding 100 MB x 0.84: cached 5.45792 GB;
+  //   step 3: hit 0.272896.
+  // Steps 2-3 (one warm-up step): mean hit 0.216448; storage 32 / 100 x 0.783552 = 250.73664 ms.
+  const json job_node = node(2, std::nullopt);
+  const json mapped = with_cache_fill(with_mmap_storage(node(4, std::nullopt), 100), 100e6);
+  const NodeModel cold = predict_cold(memmap_job_profile(), memmap_job(), job_node, mapped, ColdRun{1, 2});
+  EXPECT_NEAR(cold.stage("storage")->time_s, 0.32 * 0.783552, 1e-12);
+  EXPECT_NE(cold.stage("storage")->note.find("steps 2-3 from a cold page cache"), std::string::npos) << cold.stage("storage")->note;
+  // Without a run length: the steady state, 60% held (128 ms, as without the figure), and the note
+  // says how soon it is reached from a cold cache.
+  const NodeModel steady = predict_cold(memmap_job_profile(), memmap_job(), job_node, mapped, std::nullopt);
+  EXPECT_NEAR(steady.stage("storage")->time_s, 0.128, 1e-12);
+  EXPECT_NE(steady.stage("storage")->note.find("from a cold cache it fills in about"), std::string::npos) << steady.stage("storage")->note;
+  // A run length without the fill figure: the steady state, and the cold start is said not judged.
+  const NodeModel unmeasured = predict_cold(memmap_job_profile(), memmap_job(), job_node, with_mmap_storage(node(4, std::nullopt), 100), ColdRun{1, 2});
+  EXPECT_NEAR(unmeasured.stage("storage")->time_s, 0.128, 1e-12);
+  EXPECT_NE(unmeasured.stage("storage")->note.find("the cold start asked for is not judged"), std::string::npos);
+}
+
 TEST(JobPrediction, AFileJobIsNeverScoredWithTheMappedWindowsFigure) {
   // The same node holds both figures, both from the page cache; the mapped one is the higher
   // (9,000/s), yet a job opening a file per sample is scored with whole-file reads: 32 / 3,200 = 10 ms.
