@@ -50,6 +50,7 @@ score::JobMeasured job_measured(const LearnedJob& job, const JobRun& run, const 
   if (env.contains("gpus") && env["gpus"].is_array() && !env["gpus"].empty() && job.gpu)
     m.gpu_model = env["gpus"][0].value("name", "");
   m.all_reduce_bytes_per_step = job.all_reduce_bytes_per_step;
+  if (!load.resident_bytes.empty()) m.resident_bytes = *std::max_element(load.resident_bytes.begin(), load.resident_bytes.end());
   return m;
 }
 

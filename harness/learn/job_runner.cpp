@@ -121,7 +121,8 @@ class Sampler {
     auto tree = watch::read_process_tree(pid_);
     if (!tree.empty() && primed_) {
       const auto rates = watch::process_rates(previous_, tree, t_s - previous_t_s_, ticks_per_s_);
-      out.push_back({t_s, rates.cpu_pct / 100.0, rates.read_bytes_per_s, rates.write_bytes_per_s, rates.processes, read_gpus(nvml_, tree)});
+      out.push_back({t_s, rates.cpu_pct / 100.0, rates.read_bytes_per_s, rates.write_bytes_per_s, rates.processes, read_gpus(nvml_, tree),
+                     watch::tree_resident_bytes(tree)});
     }
     if (!tree.empty()) previous_ = std::move(tree), previous_t_s_ = t_s, primed_ = true;
   }

@@ -51,6 +51,7 @@ struct ProcessSample {
   std::optional<double> read_bytes_per_s, write_bytes_per_s;
   std::size_t processes = 0;
   std::vector<GpuSample> gpus;  // every GPU NVML sees; empty without NVML
+  std::optional<double> resident_bytes;  // the tree's memory (watch::tree_resident_bytes)
 };
 
 struct JobRun {

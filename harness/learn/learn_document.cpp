@@ -147,6 +147,7 @@ JobLoad job_load(const JobRun& run) {
     if (window && (s.t_s < *run.measured_from_s || s.t_s > *run.measured_to_s + 0.5)) continue;
     load.cpu_cores.push_back(s.cpu_cores);
     if (s.read_bytes_per_s) load.read_bytes_per_s.push_back(*s.read_bytes_per_s);
+    if (s.resident_bytes) load.resident_bytes.push_back(*s.resident_bytes);
     add_gpu_readings(s, gpus);
   }
   for (auto& [index, g] : gpus) load.gpus.push_back(std::move(g));

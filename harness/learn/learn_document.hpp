@@ -39,7 +39,7 @@ struct GpuLoad {
   std::vector<double> util_pct, mem_used_bytes;
 };
 struct JobLoad {
-  std::vector<double> cpu_cores, read_bytes_per_s;
+  std::vector<double> cpu_cores, read_bytes_per_s, resident_bytes;
   std::string window;  // "measured steps" or "whole job"
   // NVML over the same window: the GPUs the job's processes ran on (every GPU when they were not
   // found among the processes NVML lists). gpu_not_measured says why there are none.

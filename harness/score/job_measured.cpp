@@ -30,7 +30,8 @@ json to_json(const JobMeasured& m) {
           {"loader_cpu_s", m.loader_cpu_s()},
           {"cores_available", m.cores_available},
           {"gpu_model", m.gpu_model},
-          {"all_reduce_bytes_per_step", m.all_reduce_bytes_per_step}};
+          {"all_reduce_bytes_per_step", m.all_reduce_bytes_per_step},
+          {"resident_bytes", m.resident_bytes}};
 }
 
 namespace {
@@ -65,6 +66,8 @@ JobMeasured job_measured_from_json(const json& block, const std::string& source)
   m.ranks_cpu_s = number_in(block, "ranks_cpu_s", 0, day_s * 1e4, source);
   m.cores_available = number_in(block, "cores_available", 0, 1e5, source);
   m.all_reduce_bytes_per_step = number_in(block, "all_reduce_bytes_per_step", 0, huge, source);
+  // A learn result written before the tree's memory was read: none known (0).
+  if (block.contains("resident_bytes")) m.resident_bytes = number_in(block, "resident_bytes", 0, huge, source);
   if (block.contains("gpu_model") && block["gpu_model"].is_string()) m.gpu_model = block["gpu_model"].get<std::string>();
   if (!(m.step_s > 0)) throw UsageError(source + ": job_measured.step_s 0", "the job took no measured step; learn it again to completion");
   return m;

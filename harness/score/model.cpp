@@ -178,7 +178,7 @@ NodeModel build_model(const JobDemand& job, const json& result) {
     node.shape.samples_per_node = static_cast<int>(std::lround(m.samples_per_step));
     node.stages.push_back(measured_compute_stage(profile, m, *job.job_node, result, node.shape));
     node.stages.push_back(gpu_memory_bandwidth_stage(profile, result, node.shape));
-    Stage storage = storage_stage(profile, result, node.shape, env, job.cold_run);
+    Stage storage = storage_stage(profile, result, node.shape, env, job.cold_run, m.resident_bytes);
     if (job.storage_as_measured) storage = Stage{"storage", false, std::nullopt, "the job's own node and data: its reads as it measured them"};
     node.stages.push_back(storage);
     node.stages.push_back(measured_cpu_stage(m, *job.job_node, result));

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "harness/core/figure_info.hpp"
+#include "harness/core/units.hpp"
 #include "harness/score/resource_probes.hpp"
 
 namespace nodeaudit::score {
@@ -141,13 +142,15 @@ CacheWarmup cache_warmup(double dataset_bytes, double room_bytes, double fill_by
 }  // namespace
 
 Stage storage_stage(const Profile& profile, const json& result, const StepShape& shape, const EnvFigures& env,
-                    const std::optional<ColdRun>& cold_run) {
+                    const std::optional<ColdRun>& cold_run, double job_resident_bytes) {
   Stage stage = make_stage("storage", "GB per node", "GB/s");
   const double sample_bytes = profile.data.sample_bytes;
   stage.demand = shape.samples_per_node * sample_bytes / 1e9;
   // Free memory for the page cache: the host's available RAM, no more than a memory cgroup's limit.
   std::optional<double> free_ram = env.ram_available_bytes;
   if (free_ram && env.limited && env.ram_total_bytes) free_ram = std::min(*free_ram, *env.ram_total_bytes);
+  // The job's own processes take their memory from the same RAM (and the same cgroup limit).
+  if (free_ram && job_resident_bytes > 0) free_ram = std::max(0.0, *free_ram - job_resident_bytes);
   const bool fits = free_ram && profile.data.dataset_bytes <= *free_ram;
   const bool sequential = profile.data.access == AccessPattern::sequential_shards;
   const ResourceFigure& used = storage_figure_for(sequential);
@@ -191,22 +194,23 @@ Stage storage_stage(const Profile& profile, const json& result, const StepShape&
     if (!memmap) fill_bytes = sample_bytes;
     else if (const auto fill = best_series(*probe.probe, id, "cache_fill_per_sample", {{"read", "mmap"}, {"cache", "none"}}); fill && fill->value > 0)
       fill_bytes = fill->value, fill_source = fill->source;
-    const std::string held = fmt::format("{:.3g} GB of {:.3g} GB", *free_ram / 1e9, dataset / 1e9);
+    const std::string held = fmt::format("{:.3g} GB of {:.3g} GB{}", *free_ram / 1e9, dataset / 1e9,
+                                         job_resident_bytes > 0 ? fmt::format(", the job's own processes holding {:.3g} GB beside it", job_resident_bytes / 1e9) : "");
     double cached = steady;
     std::string share_note;
     if (cold_run && fill_bytes) {
       const CacheWarmup w = cache_warmup(dataset, *free_ram, *fill_bytes, shape.samples_per_node, *cold_run);
       cached = w.mean_hit_share;
       share_note = fmt::format("steps {}-{} from a cold page cache: it serves {:.0f}% of the random reads over them, "
-                               "filling to {:.0f}% of the data set by their end ({:.0f}% once full: {}; {:.3g} KB cached a miss, {})",
+                               "filling to {:.0f}% of the data set by their end ({:.0f}% once full: {}; {} cached a miss, {})",
                                cold_run->warmup_steps + 1, cold_run->warmup_steps + cold_run->steps, 100 * cached,
-                               100 * w.end_share, 100 * steady, held, *fill_bytes / 1e3, fill_source);
+                               100 * w.end_share, 100 * steady, held, format_bytes(*fill_bytes), fill_source);
     } else {
       share_note = fmt::format("the page cache holds {:.0f}% of the data set ({}) once the run is under way: "
                                "that share of the random reads hits it, the rest are read from storage", 100 * steady, held);
       if (fill_bytes) {
         const CacheWarmup w = cache_warmup(dataset, *free_ram, *fill_bytes, shape.samples_per_node, ColdRun{0, 1});
-        share_note += w.steps_to_fill ? fmt::format(" (from a cold cache it fills in about {} steps, {:.3g} KB a miss)", w.steps_to_fill, *fill_bytes / 1e3)
+        share_note += w.steps_to_fill ? fmt::format(" (from a cold cache it fills in about {} steps, {} a miss)", w.steps_to_fill, format_bytes(*fill_bytes))
                                       : " (from a cold cache it takes over 10^6 steps to fill)";
       } else if (cold_run) {
         share_note += "; the cold start asked for is not judged: no storage.dataset cache_fill_per_sample [read=mmap, cache=none] figure "

@@ -59,9 +59,12 @@ struct ColdRun {
   int steps = 0;
 };
 // Without a ColdRun, a data set larger than the page cache is served from it in the share it holds
-// once the run is under way (the steady state a long run's cost is made of).
+// once the run is under way (the steady state a long run's cost is made of). The page cache has the
+// node's free memory (no more than a memory cgroup's limit) less `job_resident_bytes`, the memory the
+// job's own processes hold (JobMeasured::resident_bytes; 0 for a profile).
 Stage storage_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape,
-                    const EnvFigures& env, const std::optional<ColdRun>& cold_run = std::nullopt);
+                    const EnvFigures& env, const std::optional<ColdRun>& cold_run = std::nullopt,
+                    double job_resident_bytes = 0);
 Stage cpu_decode_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape,
                        const EnvFigures& env);
 Stage host_to_device_stage(const Profile& profile, const nlohmann::json& result, const StepShape& shape);

@@ -38,6 +38,22 @@ std::optional<ProcessCounters> read_process(int pid, const std::string& proc_roo
   return c;
 }
 
+std::optional<double> tree_resident_bytes(const std::map<int, ProcessCounters>& tree, const std::string& proc_root) {
+  double total = 0;
+  bool any = false;
+  for (const auto& [pid, counters] : tree) {
+    std::ifstream rollup(proc_root + "/" + std::to_string(pid) + "/smaps_rollup");
+    for (std::string line; std::getline(rollup, line);) {
+      if (line.rfind("Pss:", 0) != 0) continue;
+      std::istringstream fields(line.substr(4));
+      double kib = 0;
+      if (fields >> kib && kib >= 0) total += kib * 1024, any = true;
+      break;
+    }
+  }
+  return any ? std::optional<double>(total) : std::nullopt;
+}
+
 bool process_exists(int pid, const std::string& proc_root) {
   return pid > 0 && read_process(pid, proc_root).has_value();
 }

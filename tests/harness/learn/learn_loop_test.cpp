@@ -72,6 +72,10 @@ TEST_F(LearnLoop, DataWaitBesideThePredictionOnANodeWithoutAGpu) {
   EXPECT_GT(measured["tree_cpu_s"].get<double>(), 0);
   EXPECT_GT(measured["ranks_cpu_s"].get<double>(), 0);
   EXPECT_EQ(measured["gpu_model"], "");
+  // The tree's memory: a Python with torch imported holds well over 50 MB; the rank and its two
+  // forked workers share most of theirs, counted once (proportional sizes), so well under 2 GB.
+  EXPECT_GT(measured["resident_bytes"].get<double>(), 50e6) << measured.dump();
+  EXPECT_LT(measured["resident_bytes"].get<double>(), 2e9) << measured.dump();
 
   EXPECT_NE(r.out.find("data wait             measured "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("% (this job) / not judged: cpu ("), std::string::npos) << r.out;

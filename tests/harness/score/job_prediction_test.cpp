@@ -265,6 +265,16 @@ TEST(JobPrediction, ARunFromAColdPageCacheIsPredictedAsTheCacheFills) {
   EXPECT_NE(unmeasured.stage("storage")->note.find("the cold start asked for is not judged"), std::string::npos);
 }
 
+TEST(JobPrediction, TheJobsOwnMemoryIsNotThereForThePageCache) {
+  // The job's processes held 2 GB: of the 12 GB free, 10 GB cache the 20 GB data set, half of it:
+  // storage 32 / 100 x (1 - 0.5) = 160 ms (128 ms with all 12 GB).
+  JobMeasured m = memmap_job();
+  m.resident_bytes = 2e9;
+  const NodeModel model = predict(memmap_job_profile(), m, node(2, std::nullopt), with_mmap_storage(node(4, std::nullopt), 100));
+  EXPECT_NEAR(model.stage("storage")->time_s, 0.160, 1e-12);
+  EXPECT_NE(model.stage("storage")->note.find("the job's own processes holding 2 GB"), std::string::npos) << model.stage("storage")->note;
+}
+
 TEST(JobPrediction, AFileJobIsNeverScoredWithTheMappedWindowsFigure) {
   // The same node holds both figures, both from the page cache; the mapped one is the higher
   // (9,000/s), yet a job opening a file per sample is scored with whole-file reads: 32 / 3,200 = 10 ms.
