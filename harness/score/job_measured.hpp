@@ -29,8 +29,9 @@ struct JobMeasured {
   double cores_available = 0;  // the cores the job had on its node (cpuset and CPU quota)
   std::string gpu_model;       // the GPU the job ran on; empty without one
   double all_reduce_bytes_per_step = 0;
-  // The most memory the whole process tree held over the measured steps (proportional set sizes);
-  // 0: not read. On another node it is not there for the page cache.
+  // The most memory the whole process tree held over the measured steps, apart from the page cache
+  // (proportional anonymous and shared-memory sizes); 0: not read. On another node it is not there
+  // for the page cache.
   double resident_bytes = 0;
   double loader_cpu_s() const;  // the workers' CPU per step (in the rank when it has no workers)
 };

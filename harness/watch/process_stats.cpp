@@ -44,11 +44,11 @@ std::optional<double> tree_resident_bytes(const std::map<int, ProcessCounters>& 
   for (const auto& [pid, counters] : tree) {
     std::ifstream rollup(proc_root + "/" + std::to_string(pid) + "/smaps_rollup");
     for (std::string line; std::getline(rollup, line);) {
-      if (line.rfind("Pss:", 0) != 0) continue;
-      std::istringstream fields(line.substr(4));
+      const bool anon = line.rfind("Pss_Anon:", 0) == 0, shmem = line.rfind("Pss_Shmem:", 0) == 0;
+      if (!anon && !shmem) continue;
+      std::istringstream fields(line.substr(line.find(':') + 1));
       double kib = 0;
       if (fields >> kib && kib >= 0) total += kib * 1024, any = true;
-      break;
     }
   }
   return any ? std::optional<double>(total) : std::nullopt;

@@ -21,9 +21,11 @@ std::optional<ProcessCounters> read_process(int pid, const std::string& proc_roo
 // The process and every descendant, keyed by PID; empty when `pid` does not exist.
 std::map<int, ProcessCounters> read_process_tree(int pid, const std::string& proc_root = "/proc");
 bool process_exists(int pid, const std::string& proc_root = "/proc");
-// The memory a tree of processes holds: the sum of each one's proportional set size (Pss in
-// /proc/PID/smaps_rollup), so pages a rank shares with the workers it forked count once in all, as a
-// memory cgroup charges them. Empty when no process's could be read.
+// The memory a tree of processes holds apart from the page cache: each one's proportional share of its
+// anonymous and shared-memory pages (Pss_Anon + Pss_Shmem in /proc/PID/smaps_rollup, Linux 5.8 and
+// later), so pages a rank shares with the workers it forked count once in all, as a memory cgroup
+// charges them. File pages are left out: a memory-mapped data set's are the page cache itself. Empty
+// when no process's could be read.
 std::optional<double> tree_resident_bytes(const std::map<int, ProcessCounters>& tree, const std::string& proc_root = "/proc");
 
 struct ProcessRates {
