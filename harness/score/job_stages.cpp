@@ -161,6 +161,15 @@ Stage measured_cpu_stage(const JobMeasured& job, const json& job_node, const jso
   stage.note = fmt::format("loader {} CPU per step over {} (workers {}, cores {:.3g}) = {}; the job's whole CPU {} per step over {:.3g} cores = {}",
                            ms(loader_cpu_s), fmt::format("{:.3g}", parallel), workers, *cores, ms(loader_s),
                            ms(job.tree_cpu_s * speed.factor), *cores, ms(floor_s));
+  // Workers that keep up on average still deliver some batches late when they share the cores with
+  // the rank: the wait the job measured on its own node is the least it waits where its CPUs feed it
+  // no faster (no more cores, no faster a core). The model's mean loader time cannot see those waits.
+  if (!stage.serial && job.cores_available > 0 && *cores <= job.cores_available && speed.factor >= 1 &&
+      job.data_wait_s * speed.factor > stage.fetch_s) {
+    stage.fetch_s = job.data_wait_s * speed.factor;
+    stage.note += fmt::format("; at least the {} a step the job waited on its own node ({:.3g} cores), where its loader was no slower",
+                              ms(stage.fetch_s), job.cores_available);
+  }
   return stage;
 }
 

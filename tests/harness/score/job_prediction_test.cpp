@@ -265,6 +265,21 @@ TEST(JobPrediction, ARunFromAColdPageCacheIsPredictedAsTheCacheFills) {
   EXPECT_NE(unmeasured.stage("storage")->note.find("the cold start asked for is not judged"), std::string::npos);
 }
 
+TEST(JobPrediction, TheWaitTheJobMeasuredIsTheLeastItWaitsWhereItsCpusAreNoFaster) {
+  // 50 ms steps: 40 ms compute, 10 ms waiting though the loader keeps up on average (its 20 ms of
+  // worker CPU over 2 workers = 10 ms; the tree's 50 ms over 2 cores = 25 ms; storage 32 / 3,200 = 10 ms).
+  JobMeasured m = image_job();
+  m.step_s = 0.050, m.compute_s = 0.040, m.data_wait_s = 0.010, m.tree_cpu_s = 0.050, m.ranks_cpu_s = 0.030;
+  // On the same 2 cores: the 10 ms it waited there stay, step 50 ms, wait 20%.
+  const NodeModel same = predict(image_job_profile(), m, node(2, std::nullopt), node(2, std::nullopt));
+  EXPECT_NEAR(same.step.step_s, 0.050, 1e-12);
+  EXPECT_NEAR(same.step.data_wait_share, 0.2, 1e-12);
+  EXPECT_NE(same.stage("cpu")->note.find("at least the 10 ms a step the job waited on its own node"), std::string::npos) << same.stage("cpu")->note;
+  // On 4 cores the workers no longer share two cores with the rank: nothing carried, step 40 ms.
+  const NodeModel wider = predict(image_job_profile(), m, node(2, std::nullopt), node(4, std::nullopt));
+  EXPECT_NEAR(wider.step.step_s, 0.040, 1e-12);
+}
+
 TEST(JobPrediction, TheJobsOwnMemoryIsNotThereForThePageCache) {
   // The job's processes held 2 GB: of the 12 GB free, 10 GB cache the 20 GB data set, half of it:
   // storage 32 / 100 x (1 - 0.5) = 160 ms (128 ms with all 12 GB).
