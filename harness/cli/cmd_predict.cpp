@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>

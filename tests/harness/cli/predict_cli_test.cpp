@@ -90,6 +90,15 @@ TEST_F(PredictCli, CarriesTheJobsOwnMeasurementsToEachNode) {
   EXPECT_TRUE(quota["cost"].is_null()) << "no --price for it";
   EXPECT_EQ(doc["best"][0]["best"], "wide");
 
+  // --steps: the cells say which steps they are for; this data set fits the page cache, so a cold
+  // start changes nothing (the page cache's warm-up is checked in job_prediction_test.cpp).
+  const auto cold = run_nodeaudit({"predict", path("job.json"), path("wide.json"), "--steps", "60", "--warmup", "5", "--format", "json"});
+  ASSERT_EQ(cold.exit_code, 0) << cold.err;
+  const json cold_wide = json_output(cold)["cells"][0][0];
+  EXPECT_EQ(cold_wide["run"], (json{{"warmup_steps", 5}, {"steps", 60}, {"page_cache_at_start", "cold"}})) << cold_wide.dump();
+  EXPECT_NEAR(cold_wide["step_s"].get<double>(), 0.060, 1e-9);
+  EXPECT_FALSE(wide.contains("run")) << "without --steps: a long run's steady state";
+
   const auto table = run_nodeaudit({"predict", path("job.json"), path("wide.json"), path("quota.json")});
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("60 ms"), std::string::npos) << table.out;
