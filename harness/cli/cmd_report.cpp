@@ -14,7 +14,7 @@
 #include "harness/core/result.hpp"
 #include "harness/report/cli_args.hpp"
 #include "harness/report/fleet_cli.hpp"
-#include "harness/report/report_html.hpp"
+#include "harness/report/report_formats.hpp"
 #include "harness/report/report_markdown.hpp"
 #include "harness/report/report_model.hpp"
 
@@ -25,13 +25,19 @@ namespace {
 struct ReportCliOptions {
   std::vector<std::string> results;
   std::vector<std::string> names, prices;
-  std::string profile, md, html;
+  std::string profile;
+  std::map<std::string, std::string> format_files;  // a report format's option -> the file it writes (report_formats.hpp)
   std::string target_gpus;
   std::string expect;
   bool redact = false;
   bool fleet = false;
   report::FleetOptionText fleet_options;
 };
+
+std::string file_for(const ReportCliOptions& o, const std::string& option) {
+  const auto it = o.format_files.find(option);
+  return it == o.format_files.end() ? "" : it->second;
+}
 
 // --fleet judges the nodes against each other: the per-node options of a vendor report do not apply.
 int run_fleet_report(const ReportCliOptions& o) {
@@ -42,7 +48,8 @@ int run_fleet_report(const ReportCliOptions& o) {
     if (given)
       throw UsageError(option + " with --fleet", "a fleet report judges nodes against each other and names them by "
                                                  "hostname; drop " + option + ", or drop --fleet for a vendor report");
-  const report::FleetRun run = report::run_fleet(o.results, report::parse_fleet_options(o.fleet_options), o.md, o.html);
+  const report::FleetRun run = report::run_fleet(o.results, report::parse_fleet_options(o.fleet_options),
+                                                 file_for(o, "--md"), file_for(o, "--html"));
   std::cout << run.markdown;
   return run.any_node_failed ? exit_fail : exit_ok;
 }
@@ -94,7 +101,10 @@ int run_report(const ReportCliOptions& o) {
            {"--gpu-below-best", !f.gpu_below_best.empty()}, {"--fail-on-drift", f.fail_on_drift},
            {"--all-runs", f.all_runs}})
     if (given) throw UsageError(option, "applies only with --fleet");
-  report::check_outputs_are_new({{"--md", o.md}, {"--html", o.html}});
+  std::vector<report::OutputFile> outputs;
+  for (const report::ReportFormat& format : report::report_formats())
+    outputs.push_back({format.option, file_for(o, format.option)});
+  report::check_outputs_are_new(outputs);
   const std::vector<report::NodeInput> inputs = load_inputs(o);
   std::optional<score::Profile> profile;
   if (!o.profile.empty()) profile = score::load_profile(o.profile);
@@ -111,10 +121,10 @@ int run_report(const ReportCliOptions& o) {
   }
   const report::Report built =
       report::build_report(inputs, profile ? &*profile : nullptr, o.redact, target ? &*target : nullptr);
-  const std::string markdown = report::render_report_markdown(built);
-  if (!o.html.empty()) write_file_atomic(o.html, report::render_report_html(built), true);
-  if (!o.md.empty()) write_file_atomic(o.md, markdown, true);
-  std::cout << markdown;
+  for (const report::ReportFormat& format : report::report_formats())
+    if (const std::string path = file_for(o, format.option); !path.empty())
+      write_file_atomic(path, format.render(built), true);
+  std::cout << report::render_report_markdown(built);
   return exit_ok;
 }
 
@@ -131,8 +141,8 @@ void add_report_command(CLI::App& root, Action& action) {
   add_profile_option(*cmd, o->profile);
   add_target_gpus_option(*cmd, o->target_gpus);
   add_expect_option(*cmd, o->expect);
-  cmd->add_option("--md", o->md, "Write the Markdown report to FILE (must not exist)");
-  cmd->add_option("--html", o->html, "Write a self-contained HTML report with SVG charts to FILE (must not exist)");
+  for (const report::ReportFormat& format : report::report_formats())
+    cmd->add_option(format.option, o->format_files[format.option], format.help);
   cmd->add_flag("--redact", o->redact, "Remove hostnames, serial numbers, UUIDs, PCI bus ids and command lines");
   cmd->add_flag("--fleet", o->fleet,
                 "Judge many nodes against each other (RESULTS may be directories): outlier nodes and GPUs against the "

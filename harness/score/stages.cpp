@@ -35,6 +35,18 @@ std::string missing_metric(const std::string& id, const std::string& name, const
   return fmt::format("{} has no {}{} metric", id, name, describe_filter(filter));
 }
 
+// The stage's time at a measured rate (demand / rate); a rate that is missing or not positive leaves
+// the stage not measured, naming the figure that was looked for.
+Stage timed_at_rate(Stage stage, const std::optional<Figure>& rate, const std::string& id, const std::string& name,
+                    const LabelFilter& filter) {
+  if (!rate || rate->value <= 0) return not_measured(stage, missing_metric(id, name, filter));
+  stage.capacity = rate->value;
+  stage.capacity_metric = rate->source;
+  stage.datasheet = rate->datasheet;
+  stage.time_s = stage.demand / rate->value;
+  return stage;
+}
+
 }  // namespace
 
 StepShape step_shape(const Profile& profile, const EnvFigures& env) {
@@ -78,13 +90,7 @@ Stage gpu_memory_bandwidth_stage(const Profile& profile, const json& result, con
   if (!probe.measured()) return not_measured(stage, probe.why);
   const LabelFilter filter{{"kernel", "copy"}};
   const auto bandwidth = slowest_gpu(*probe.probe, used.probe, used.metric, filter);
-  if (!bandwidth || bandwidth->value <= 0)
-    return not_measured(stage, missing_metric(used.probe, used.metric, filter));
-  stage.capacity = bandwidth->value;
-  stage.capacity_metric = bandwidth->source;
-  stage.datasheet = bandwidth->datasheet;
-  stage.time_s = stage.demand / bandwidth->value;
-  return stage;
+  return timed_at_rate(stage, bandwidth, used.probe, used.metric, filter);
 }
 
 namespace {
@@ -327,13 +333,7 @@ Stage host_to_device_stage(const Profile& profile, const json& result, const Ste
     bandwidth = slowest_gpu(*probe.probe, used.probe, used.metric, filter);
     if (bandwidth) stage.note = "no concurrent-copy figure; one-GPU-at-a-time rate used (optimistic)";
   }
-  if (!bandwidth || bandwidth->value <= 0)
-    return not_measured(stage, missing_metric(used.probe, used.metric, filter));
-  stage.capacity = bandwidth->value;
-  stage.capacity_metric = bandwidth->source;
-  stage.datasheet = bandwidth->datasheet;
-  stage.time_s = stage.demand / bandwidth->value;
-  return stage;
+  return timed_at_rate(stage, bandwidth, used.probe, used.metric, filter);
 }
 
 namespace {

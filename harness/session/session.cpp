@@ -5,6 +5,7 @@
 #include "harness/core/result.hpp"
 #include "harness/core/rounds.hpp"
 #include "harness/node/disturbance.hpp"
+#include "harness/score/step_prediction.hpp"
 
 namespace nodeaudit::session {
 
@@ -76,6 +77,7 @@ nlohmann::json Session::entry_in_process(const ProbeSpec& spec, const EntryReque
     RunSettings this_round = settings;
     if (request.rounds > 1) this_round.round_index = round;  // a child of `run` keeps the index `run` gave it
     nlohmann::json entry = run_probe_in_process(spec, params, this_round, interrupt_, deadline_s, request.keeper);
+    score::add_step_prediction(entry);  // after the measurement: a probe never calls the scorer
     if (request.judge_foreign_load) {
       entry["disturbance"] =
           judge_disturbance(before, read_host_load(), static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));

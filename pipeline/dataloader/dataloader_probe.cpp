@@ -34,14 +34,14 @@
 #include "harness/core/registry.hpp"
 #include "harness/core/units.hpp"
 #include "harness/node/nvml.hpp"
-#include "harness/score/score.hpp"
+#include "harness/score/profile.hpp"
 #include "io/generated_data.hpp"
 #include "io/storage_target.hpp"
 #include "pipeline/dataloader/dataloader_paths.hpp"
 #include "pipeline/dataloader/loader_child.hpp"
 #include "pipeline/dataloader/loader_report.hpp"
-#include "pipeline/step/jpeg_samples.hpp"
-#include "pipeline/step/pipeline_run.hpp"
+#include "pipeline/samples/jpeg_samples.hpp"
+#include "pipeline/samples/workload_profile.hpp"
 
 namespace nodeaudit::dataloader {
 namespace {

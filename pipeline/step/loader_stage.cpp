@@ -7,7 +7,7 @@
 #include <optional>
 #include <span>
 
-#include "pipeline/step/jpeg_samples.hpp"
+#include "pipeline/samples/jpeg_samples.hpp"
 #include "pipeline/step/step_clock.hpp"
 
 namespace nodeaudit::pipeline {

@@ -10,10 +10,11 @@
 
 #include "harness/core/units.hpp"
 #include "harness/score/result_view.hpp"
-#include "harness/score/score.hpp"
+#include "harness/score/gpu_table.hpp"
 #include "harness/score/step_demand.hpp"
 #include "io/storage_target.hpp"
-#include "pipeline/step/jpeg_samples.hpp"
+#include "pipeline/samples/jpeg_samples.hpp"
+#include "pipeline/samples/workload_profile.hpp"
 #include "pipeline/step/pipeline_run.hpp"
 
 namespace nodeaudit::pipeline {
@@ -136,13 +137,6 @@ std::string choose_compute(const ParamValues& p, const GpuAvailability& gpus, Pi
 }
 
 }  // namespace
-
-score::Profile workload_profile(const ProbeContext& ctx) {
-  if (!ctx.settings().step_demand)
-    throw std::runtime_error("no workload was given to this probe (the session hands every probe with a --workload "
-                             "parameter the run's step demand)");
-  return score::profile_of_demand(*ctx.settings().step_demand);
-}
 
 int step_cap(Level level) {
   switch (level) {

@@ -8,63 +8,54 @@
 
 #include "harness/core/units.hpp"
 #include "io/storage_target.hpp"
-#include "pipeline/step/jpeg_samples.hpp"
-#include "pipeline/step/predicted.hpp"
+#include "pipeline/samples/jpeg_samples.hpp"
 #include "pipeline/step/step_pipeline.hpp"
 
 namespace nodeaudit::pipeline {
 namespace {
 
-void record_prediction(ProbeContext& ctx, const PipelinePlan& plan, const PipelineResult& r, const PipelineFigures& f,
-                       const std::string& cache) {
+// The figures of the node this step ran on, as the step saw them, for the model's prediction beside
+// the measured AU (harness/score/step_prediction.hpp: the session adds it after the measurement).
+void record_prediction_inputs(ProbeContext& ctx, const PipelinePlan& plan, const PipelineResult& r,
+                              const PipelineFigures& f, const std::string& cache) {
   if (plan.loader_only()) {
     ctx.add_finding(Severity::info, "pipeline.no_prediction",
                     "predicted_utilization not recorded: loader only (--emulate-compute none)");
     return;
   }
-  NodeFigures node;
-  score::Profile profile = plan.profile;
   const double efficiency = plan.profile.training.model_efficiency;
   // The scorer's compute time is flops / (gemm_tflops x efficiency): the rate that gives back the
   // step's compute time, emulated or measured in this run.
   const double flops = plan.real() ? plan.gemms.executed_flops : plan.compute.flops_per_step;
   const double compute_s = plan.real() ? f.compute_s / f.timed_steps : plan.compute.compute_s;
-  if (compute_s > 0 && efficiency > 0) node.gemm_tflops = flops / (compute_s * efficiency) / 1e12;
-  node.gpus = plan.comm.gpus;
+  const double gemm_tflops = compute_s > 0 && efficiency > 0 ? flops / (compute_s * efficiency) / 1e12 : 0;
   // Emulated: the loader feeds one GPU and the node is taken to run one such loader per GPU. Real:
   // this process's loader feeds every GPU, so its rate is the node's, shared out per GPU.
   const double workers = r.workers;
   const double per_gpu = plan.real() ? static_cast<double>(plan.devices.size()) : 1.0;
+  double loader_samples_per_s = 0, decode_samples_per_s = 0;
   if (r.framework) {
     // The DataLoader reads and decodes in one: its CPU-bound rate stands for both stages, and the
     // scorer reads it as the framework loader's (host.dataloader), as for a pytorch profile.
-    node.loader_samples_per_s = r.framework->cpu.capacity_samples_per_s();
-    if (plan.decode_jpeg) node.decode_samples_per_s = node.loader_samples_per_s;
-    node.framework_loader = true;
-    profile.data.loader = score::LoaderKind::pytorch;
+    loader_samples_per_s = r.framework->cpu.capacity_samples_per_s();
+    if (plan.decode_jpeg) decode_samples_per_s = loader_samples_per_s;
   } else {
     if (r.loader_read_s > 0)
-      node.loader_samples_per_s = static_cast<double>(r.samples_loaded) / (r.loader_read_s / workers) / per_gpu;
+      loader_samples_per_s = static_cast<double>(r.samples_loaded) / (r.loader_read_s / workers) / per_gpu;
     if (plan.decode_jpeg && r.loader_decode_s > 0)
-      node.decode_samples_per_s = static_cast<double>(r.samples_loaded) / (r.loader_decode_s / workers) / per_gpu;
+      decode_samples_per_s = static_cast<double>(r.samples_loaded) / (r.loader_decode_s / workers) / per_gpu;
   }
-  node.cache = cache;
-  node.sample_bytes = plan.sample_bytes;
-  node.busbw_gbps = plan.comm.busbw_gbps;
-  node.gradient_bytes = plan.comm.gradient_bytes;
-  const Prediction prediction = predict_utilization(profile, node);
-  if (!prediction.utilization_pct) {
-    ctx.add_finding(Severity::info, "pipeline.no_prediction",
-                    "predicted_utilization not recorded: " + prediction.why_not);
-    return;
-  }
-  ctx.add_value("predicted_utilization", unit::percent, Better::higher, *prediction.utilization_pct);
   ctx.info()["prediction_inputs"] = {
-      {"gemm_tflops", node.gemm_tflops},
-      {"gpus", node.gpus},
-      {"loader_read_samples_per_s_per_gpu", node.loader_samples_per_s},
-      {"decode_samples_per_s_per_gpu", node.decode_samples_per_s.value_or(0)},
-      {"busbw_gbps", node.busbw_gbps},
+      {"step_demand", ctx.settings().step_demand ? ctx.settings().step_demand->to_json() : nlohmann::json()},
+      {"gemm_tflops", gemm_tflops},
+      {"gpus", plan.comm.gpus},
+      {"loader_read_samples_per_s_per_gpu", loader_samples_per_s},
+      {"decode_samples_per_s_per_gpu", decode_samples_per_s},
+      {"framework_loader", r.framework.has_value()},
+      {"cache", cache},
+      {"sample_bytes", plan.sample_bytes},
+      {"busbw_gbps", plan.comm.busbw_gbps},
+      {"gradient_bytes", plan.comm.gradient_bytes},
       {"note", r.framework ? "the PyTorch DataLoader's rate (reading, decoding and collating in one) stands for the "
                              "loader and decode stages: samples over the longest of its CPU bounds (all its CPU "
                              "time over every CPU, the workers' over the workers, the main process's)"
@@ -72,11 +63,6 @@ void record_prediction(ProbeContext& ctx, const PipelinePlan& plan, const Pipeli
                              : "the storage figure given to the scorer is gpus x the loader's read rate: each GPU's "
                                "process runs its own loader workers (an assumption; shared storage is not measured at "
                                "that load here)"}};
-  if (std::fabs(*prediction.utilization_pct - f.au_pct) > 10)
-    ctx.add_finding(Severity::warn, "pipeline.prediction_gap",
-                    fmt::format("measured AU {:.1f}% and the scorer's predicted utilization {:.1f}% are more than 10 "
-                                "points apart: the balance model or a probe figure is wrong for this pipeline",
-                                f.au_pct, *prediction.utilization_pct));
 }
 
 void record_stages(ProbeContext& ctx, const PipelineFigures& f, bool copies, bool native_loader) {
@@ -160,7 +146,7 @@ void record_pipeline_metrics(ProbeContext& ctx, const PipelinePlan& plan, const 
   for (std::size_t i = 1; i < r.steps.size(); ++i) step_times_s.push_back(r.steps[i].end_s - r.steps[i - 1].end_s);
   ctx.add_metric(Metric{"step_time", unit::s, Better::lower, {}, step_times_s});
   record_stages(ctx, f, plan.real(), !r.framework);
-  record_prediction(ctx, plan, r, f, cache);
+  record_prediction_inputs(ctx, plan, r, f, cache);
 }
 
 namespace {

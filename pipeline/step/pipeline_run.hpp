@@ -19,12 +19,6 @@ namespace nodeaudit::pipeline {
 
 std::vector<ParamSpec> pipeline_params();
 
-// The workload of the step (pipeline.step and host.dataloader both take a `workload` parameter):
-// the step demand the session parsed once from --workload, else the run's --profile, else its
-// default profile (harness/core/step_demand.hpp). No profile file is read here. Throws when the
-// context carries no demand.
-score::Profile workload_profile(const ProbeContext& ctx);
-
 struct PipelinePlan {
   score::Profile profile;
   std::string gpu;                 // emulated GPU name; "none" = loader only (compute 0, no all-reduce); "real"

@@ -31,12 +31,12 @@
 #include <fmt/format.h>
 
 #include "harness/core/registry.hpp"
-#include "harness/score/score.hpp"
+#include "harness/score/profile.hpp"
 #include "io/generated_data.hpp"
 #include "io/storage_params.hpp"
 #include "io/storage_target.hpp"
 #include "pipeline/step/framework_steps.hpp"
-#include "pipeline/step/jpeg_samples.hpp"
+#include "pipeline/samples/jpeg_samples.hpp"
 #include "pipeline/step/pipeline_run.hpp"
 
 namespace nodeaudit::pipeline {

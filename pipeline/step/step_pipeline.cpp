@@ -9,7 +9,7 @@
 #include "io/dataset_loader.hpp"
 #include "io/storage_target.hpp"
 #include "pipeline/step/batch_queue.hpp"
-#include "pipeline/step/jpeg_samples.hpp"
+#include "pipeline/samples/jpeg_samples.hpp"
 #include "pipeline/step/loader_stage.hpp"
 #include "pipeline/step/step_clock.hpp"
 

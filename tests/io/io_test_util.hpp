@@ -22,24 +22,14 @@
 #include "io/generated_data.hpp"
 #include "io/uring_engine.hpp"
 #include "tests/support/cli_expect.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/support/uring_gate.hpp"
 
 namespace nodeaudit::io::test {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    // Under the build tree: on the disk, not a tmpfs that may refuse O_DIRECT.
-    std::string tmpl = std::string(NODEAUDIT_IO_SCRATCH) + "/io-test-XXXXXX";
-    std::filesystem::create_directories(NODEAUDIT_IO_SCRATCH);
-    path = mkdtemp(tmpl.data()) ? tmpl : std::string();
-  }
-  ~TempDir() { remove_tree_quietly(path); }
-  std::size_t entries() const {
-    std::size_t n = 0;
-    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(path)) ++n;
-    return n;
-  }
+// The io tests' directories are in the build tree's scratch folder (tests/support/temp_dir.hpp).
+struct TempDir : test_files::TempDir {
+  TempDir() : test_files::TempDir(NODEAUDIT_IO_SCRATCH, "io") {}
 };
 
 // A file system of `type` mounted with `options` on a fresh directory for one test; `why` says why

@@ -20,9 +20,9 @@ namespace fs = std::filesystem;
 // The top-level folders that hold the code's rooms.
 constexpr const char* code_tops[] = {"harness", "kernels", "io", "comm", "pipeline", "hostconfig"};
 
-// Room -> the rooms its includes may reach (its own is always allowed). pipeline/ is one room: the
-// framework loader's probe generates its JPEGs with the step's generator, and the step runs the
-// framework loader's script.
+// Room -> the rooms its includes may reach (its own is always allowed). pipeline/ holds three rooms,
+// one way: the step runs the framework loader's script (step -> dataloader), and both read the
+// sample sets and the workload of pipeline/samples.
 const std::map<std::string, std::set<std::string>>& allowed() {
   static const std::map<std::string, std::set<std::string>> table{
       {"harness/core", {}},
@@ -40,18 +40,22 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"hostconfig", {"harness/core", "harness/node", "kernels/host"}},
       {"io", {"harness/core", "harness/node"}},
       {"comm", {"harness/core", "harness/node", "kernels/gpu"}},
-      {"pipeline", {"harness/core", "harness/node", "harness/score", "io", "kernels/host", "kernels/gpu", "comm"}},
+      {"pipeline/samples", {"harness/core", "harness/node", "harness/score", "io", "kernels/host"}},
+      {"pipeline/dataloader", {"harness/core", "harness/node", "harness/score", "io", "kernels/host", "pipeline/samples"}},
+      {"pipeline/step",
+       {"harness/core", "harness/node", "harness/score", "io", "kernels/host", "kernels/gpu", "comm", "pipeline/samples",
+        "pipeline/dataloader"}},
   };
   return table;
 }
 
-// The room a repository path belongs to: harness/ and kernels/ by their second level, the rest by
-// their first. Empty for a path outside the code's rooms (tests, bench, the standard library).
+// The room a repository path belongs to: harness/, kernels/ and pipeline/ by their second level, the
+// rest by their first. Empty for a path outside the code's rooms (tests, bench, the standard library).
 std::string room_of(const std::string& path) {
   const auto slash = path.find('/');
   if (slash == std::string::npos) return "";
   const std::string top = path.substr(0, slash);
-  if (top == "harness" || top == "kernels") {
+  if (top == "harness" || top == "kernels" || top == "pipeline") {
     const auto second = path.find('/', slash + 1);
     return second == std::string::npos ? "" : path.substr(0, second);
   }
@@ -97,9 +101,24 @@ TEST(Rooms, EveryIncludeReachesOnlyARoomTheTableAllows) {
   }
 }
 
+// A probe measures; the prediction beside its figures is added by the session after the
+// measurement (harness/score/step_prediction.hpp). A probe room may read the scorer's data (a
+// profile, the GPU table, a result's figures) but not include its entry points.
+TEST(Rooms, NoProbeRoomCallsTheScorer) {
+  const std::set<std::string> scorer_entry_points{"harness/score/score.hpp", "harness/score/model.hpp",
+                                                  "harness/score/predict.hpp", "harness/score/step_prediction.hpp",
+                                                  "harness/score/stages.hpp"};
+  const std::vector<Include> includes = project_includes();
+  for (const Include& inc : includes) {
+    if (room_of(inc.file).rfind("harness/", 0) == 0) continue;
+    EXPECT_FALSE(scorer_entry_points.count(inc.target))
+        << inc.file << ":" << inc.line << " includes " << inc.target << ": a probe does not call the scorer";
+  }
+}
+
 TEST(Rooms, EveryCodeFolderIsARoomOfTheTable) {
   const fs::path root(NODEAUDIT_SOURCE_DIR);
-  for (const char* top : {"harness", "kernels"}) {
+  for (const char* top : {"harness", "kernels", "pipeline"}) {
     for (const auto& entry : fs::directory_iterator(root / top)) {
       if (!entry.is_directory()) continue;
       const std::string room = std::string(top) + "/" + entry.path().filename().string();

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/cli_process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace nodeaudit::test_files {
 
@@ -36,17 +37,5 @@ inline std::string fixture_text(const std::string& name) {
 inline nlohmann::json fixture_json(const std::string& name) {
   return nlohmann::json::parse(fixture_text(name));
 }
-
-struct TempDir {
-  std::string path = proc::make_temp_dir("inputs");
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path + "/" + name) << text;
-    return path + "/" + name;
-  }
-};
 
 }  // namespace nodeaudit::test_files

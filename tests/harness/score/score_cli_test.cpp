@@ -10,17 +10,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/support/cli_expect.hpp"
+#include "tests/harness/score/score_cli.hpp"
 #include "tests/support/fixtures.hpp"
 
 namespace {
 
-using CliRun = nodeaudit::proc::ProcessResult;  // stdout and stderr together in `out`
-
-// The CLI with the shipped profiles' folder (tests/support/cli_expect.hpp runs it).
-CliRun run_cli(const std::string& args) {
-  return nodeaudit::proc::run_nodeaudit_merged(args, {.environment = {{"NODEAUDIT_PROFILE_DIR", NODEAUDIT_PROFILES}}});
-}
+using nodeaudit::score_test::CliRun;
+using nodeaudit::score_test::run_cli;
 
 using nodeaudit::test_files::fixture;
 const std::string test_profile = fixture("profiles/balance-test.toml");

@@ -3,9 +3,10 @@
 // the loader-only mode. Real files, real io_uring; figures are checked as relationships.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
-#include "pipeline/step/jpeg_samples.hpp"
+#include "pipeline/samples/jpeg_samples.hpp"
 #include "tests/pipeline/step/pipeline_test_support.hpp"
 
 namespace nodeaudit::pipeline {
@@ -149,7 +150,10 @@ TEST(PipelineLoaderOnly, NoComputeNoAllReduceNoPrediction) {
   EXPECT_EQ(run.info["mode"], "loader only");
   EXPECT_EQ(run.info["compute_time_per_step_s"], 0.0);
   EXPECT_GT(run.values.at("samples_per_s"), 0.0);
-  EXPECT_EQ(run.values.count("predicted_utilization"), 0u);
+  // Nothing to predict from (no compute): no inputs for the model, and the reason as a finding.
+  EXPECT_FALSE(run.info.contains("prediction_inputs"));
+  EXPECT_TRUE(std::any_of(run.findings.begin(), run.findings.end(),
+                          [](const Finding& f) { return f.code == "pipeline.no_prediction"; }));
   EXPECT_EQ(run.info["communication"], "none: one GPU");
 }
 

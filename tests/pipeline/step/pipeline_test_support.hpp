@@ -13,21 +13,14 @@
 #include "harness/score/step_demand.hpp"
 #include "io/generated_data.hpp"
 #include "pipeline/step/pipeline_run.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/support/uring_gate.hpp"
 
 namespace nodeaudit::pipeline {
 
-struct Scratch {
-  std::string path;
-  Scratch() {
-    std::filesystem::create_directories(NODEAUDIT_PIPELINE_SCRATCH);
-    std::string tmpl = std::string(NODEAUDIT_PIPELINE_SCRATCH) + "/pipe-XXXXXX";
-    path = mkdtemp(tmpl.data()) ? tmpl : std::string();
-  }
-  ~Scratch() { io::remove_tree_quietly(path); }
-  std::size_t entries() const {
-    return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(path), {}));
-  }
+// The pipeline tests' directories are in the build tree's scratch folder (tests/support/temp_dir.hpp).
+struct Scratch : test_files::TempDir {
+  Scratch() : test_files::TempDir(NODEAUDIT_PIPELINE_SCRATCH, "pipe") {}
 };
 
 struct ProbeRun {

@@ -1,11 +1,10 @@
 // pipeline.step sees the scorer's numbers: every shipped profile, handed to the probe as the step
 // demand (through its JSON text, as a child of `run` receives it), gives back the profile the
-// scorer reads, and the utilization the pipeline predicts from it is the scorer's own.
+// scorer reads (the prediction beside the step is made from that demand: step_prediction_test).
 #include <gtest/gtest.h>
 
 #include "harness/score/score.hpp"
 #include "harness/score/step_demand.hpp"
-#include "pipeline/step/predicted.hpp"
 
 namespace nodeaudit::pipeline {
 namespace {
@@ -38,31 +37,6 @@ TEST(StepDemand, EveryShippedProfileArrivesAsTheScorerReadsIt) {
     EXPECT_EQ(probe.training.checkpoint_interval_s, scorer.training.checkpoint_interval_s);
     EXPECT_EQ(probe.target_run_samples(), scorer.target_run_samples());
   }
-}
-
-TEST(StepDemand, ThePredictedUtilizationIsTheScorersOwn) {
-  NodeFigures node;
-  node.gemm_tflops = 400;
-  node.gpus = 8;
-  node.loader_samples_per_s = 3000;
-  node.decode_samples_per_s = 900;
-  node.busbw_gbps = 150;
-  int predicted = 0;
-  for (const std::string& name : score::shipped_profile_names()) {
-    SCOPED_TRACE(name);
-    const score::Profile scorer = score::load_profile(name);
-    node.sample_bytes = scorer.data.sample_bytes;
-    node.gradient_bytes = scorer.gradient_bytes();
-    const Prediction expected = predict_utilization(scorer, node);
-    const Prediction seen = predict_utilization(through_a_child(scorer), node);
-    ASSERT_EQ(seen.utilization_pct.has_value(), expected.utilization_pct.has_value()) << expected.why_not;
-    if (expected.utilization_pct) {
-      EXPECT_EQ(*seen.utilization_pct, *expected.utilization_pct);
-      ++predicted;
-    }
-    EXPECT_EQ(seen.why_not, expected.why_not);
-  }
-  EXPECT_GT(predicted, 0) << "no shipped profile was predicted: the comparison above compared nothing";
 }
 
 }  // namespace

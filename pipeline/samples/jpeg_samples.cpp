@@ -1,4 +1,4 @@
-#include "pipeline/step/jpeg_samples.hpp"
+#include "pipeline/samples/jpeg_samples.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
