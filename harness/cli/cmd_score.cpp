@@ -14,6 +14,7 @@
 #include "harness/score/model.hpp"
 #include "harness/score/predict.hpp"
 #include "harness/score/score.hpp"
+#include "harness/session/result_file.hpp"
 
 namespace nodeaudit::cli {
 
@@ -71,7 +72,7 @@ int run_score(const ScoreOptions& o) {
   if (!o.out.empty()) {
     result["profile"] = profile.name;
     result["assessment"] = assessment;
-    write_file_atomic(o.out, result.dump(2) + "\n", true);
+    const session::ResultFile scored(session::OutPath{o.out, false, false}, result, 2);  // a new file: never overwrites
   }
   std::cout << (o.format == "json" ? assessment.dump(2) + "\n" : score::render_assessment(assessment));
   return score::exit_code_for(assessment);

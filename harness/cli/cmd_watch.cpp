@@ -1,131 +1,16 @@
-// `nodeaudit watch`: sample a running training job's telemetry (GPUs through NVML, host CPUs per
-// core, disks, NICs, and the job's process tree with --pid) without disturbing it, then diagnose
-// its idle time into a result document (results/SCHEMA.md, "watch"). The result is rewritten every
-// minute, so a killed watch keeps what it saw; Ctrl-C ends the watch early, writes the diagnosis of
-// what was collected and exits 130 (interrupted), as `run` does.
-#include <cstdio>
-#include <iostream>
+// `nodeaudit watch`: the options of watching a running training job, declared for the parser; the
+// watch itself is harness/watch's (watch/watch_session.hpp: it starts in watch_session).
 #include <memory>
 
-#include <fmt/format.h>
-
 #include "harness/cli/commands.hpp"
-#include "harness/cli/common_options.hpp"
-#include "harness/core/errors.hpp"
-#include "harness/core/result.hpp"
-#include "harness/core/units.hpp"
-#include "harness/node/env.hpp"
-#include "harness/node/nvml.hpp"
-#include "harness/watch/classify.hpp"
-#include "harness/watch/process_stats.hpp"
-#include "harness/watch/sampler.hpp"
-#include "harness/watch/watch_document.hpp"
+#include "harness/session/run_options.hpp"
+#include "harness/watch/watch_session.hpp"
 
 namespace nodeaudit::cli {
-namespace {
-
-constexpr double max_duration_s = 30 * 24 * 3600.0;
-constexpr double min_interval_s = 0.1;  // NVML refreshes utilization every 1/6 s to 1 s
-constexpr double max_samples = 200000;  // about 2 days at 1 s; the whole series is kept in memory
-constexpr double rewrite_every_s = 60;
-
-struct WatchOptions {
-  std::string duration = "30m";
-  std::string interval = "1s";
-  bool interval_given = false;
-  std::string pid;
-  bool all = false;
-  std::string out;
-  std::vector<std::string> argv;
-};
-
-double parse_option_duration(const std::string& option, const std::string& text) {
-  try {
-    return parse_duration_s(text);
-  } catch (const UsageError& e) {
-    throw UsageError(option + " " + text, std::string(e.what()));
-  }
-}
-
-struct ValidWatch {
-  double duration_s = 0, interval_s = 0;
-  std::optional<int> pid;
-};
-
-ValidWatch validate(const WatchOptions& o) {
-  ValidWatch v;
-  v.duration_s = parse_option_duration("--duration", o.duration);
-  v.interval_s = parse_option_duration("--interval", o.interval);
-  if (!(v.duration_s > 0) || v.duration_s > max_duration_s)
-    throw UsageError("--duration " + o.duration, "must be more than 0 and at most 30 days, e.g. 30m");
-  // A --duration shorter than the default interval is the duration's fault: the user gave no --interval.
-  if (!o.interval_given && v.interval_s > v.duration_s)
-    throw UsageError("--duration " + o.duration, fmt::format("is shorter than the time between samples (--interval {} by default); "
-                                                             "give a --duration of at least {}, or a shorter --interval (at least 100ms)",
-                                                             o.interval, o.interval));
-  if (!(v.interval_s >= min_interval_s) || v.interval_s > v.duration_s)
-    throw UsageError("--interval " + o.interval, fmt::format("must be at least 100ms and no longer than --duration ({})", o.duration));
-  if (v.duration_s / v.interval_s > max_samples)
-    throw UsageError(fmt::format("--duration {} --interval {}", o.duration, o.interval),
-                     fmt::format("would keep {:.0f} samples, at most {:.0f}; use a longer --interval", v.duration_s / v.interval_s, max_samples));
-  if (!o.pid.empty()) {
-    const int pid = session::parse_whole_number(o.pid).value_or(0);
-    if (pid <= 0) throw UsageError("--pid " + o.pid, "expected a process id (a whole number above 0)");
-    if (!watch::process_exists(pid)) throw UsageError("--pid " + o.pid, "no such process (or /proc/" + o.pid + "/stat is not readable)");
-    v.pid = pid;
-  }
-  return v;
-}
-
-void write_result(nlohmann::json& doc, const std::string& path, const watch::WatchSeries& series, const watch::WatchRun& run) {
-  const watch::Diagnosis diagnosis = watch::diagnose(series);
-  doc["probes"] = nlohmann::json::array({watch::watch_probe_entry(series, diagnosis, run)});
-  write_file_atomic(path, doc.dump(1) + "\n", false);
-}
-
-int execute(const WatchOptions& o) {
-  const ValidWatch v = validate(o);
-  const session::OutPath out = session::resolve_out_path(o.out, "results", host_name());
-  Nvml nvml;
-  nlohmann::json doc = new_result_document("quick", "", o.argv, collect_env("", nvml));
-  const std::string out_path = session::claim_out_file(out, doc.dump(1) + "\n");  // later writes replace it
-
-  watch::WatchSampler sampler(&nvml, v.pid);
-  watch::WatchSeries series;
-  series.interval_s = v.interval_s;
-  sampler.describe(series);
-  const bool tty = session::stdout_is_tty();
-  std::fprintf(stderr, "watching %s%s for %s every %s; Ctrl-C stops early and still writes the diagnosis\n",
-               series.gpus.empty() ? ("the host only (" + series.gpu_note + ")").c_str()
-                                   : fmt::format("{} GPU(s) and the host", series.gpus.size()).c_str(),
-               v.pid ? fmt::format(", process {}", *v.pid).c_str() : "", format_duration(v.duration_s).c_str(),
-               format_duration(v.interval_s).c_str());
-  watch::WatchRun run{v.duration_s, v.interval_s, v.pid, "", 0};
-  double last_write_s = 0;
-  const std::atomic<bool>& interrupt = session::install_interrupt_handler();
-  const std::string ended = watch::collect(sampler, series, v.duration_s, interrupt, [&](const watch::WatchSeries& s) {
-    if (tty) std::fprintf(stderr, "\r%s\033[K", watch::status_line(s, v.duration_s).c_str());
-    if (!s.t_s.empty() && s.t_s.back() - last_write_s >= rewrite_every_s) {
-      last_write_s = s.t_s.back();
-      run.ended_by = "in progress";
-      run.wall_s = last_write_s;
-      write_result(doc, out_path, s, run);
-    }
-  });
-  if (tty) std::fputs("\r\033[K", stderr);
-  run.ended_by = ended;
-  run.wall_s = series.t_s.empty() ? 0 : series.t_s.back();
-  doc["finished_at"] = utc_now_iso8601();
-  write_result(doc, out_path, series, run);
-  std::cout << watch::render_diagnosis(watch::diagnose(series)) << "result written to " << out_path << "\n";
-  return ended == "interrupted" ? exit_interrupted : exit_ok;
-}
-
-}  // namespace
 
 void add_watch_command(CLI::App& root, Action& action) {
   CLI::App* cmd = root.add_subcommand("watch", "Sample a running training job's GPU and host telemetry and diagnose its idle time");
-  auto o = std::make_shared<WatchOptions>();
+  auto o = std::make_shared<watch::WatchRequest>();
   cmd->add_option("--duration", o->duration, "How long to watch, e.g. 30m, 2h (Ctrl-C ends early)")->capture_default_str();
   auto* interval = cmd->add_option("--interval", o->interval, "Time between samples, at least 100ms")->capture_default_str();
   auto* pid = cmd->add_option("--pid", o->pid, "Also follow this process and its children (CPU, storage reads)");
@@ -135,7 +20,7 @@ void add_watch_command(CLI::App& root, Action& action) {
   cmd->callback([&action, o, interval] {
     o->argv = session::own_command_line();
     o->interval_given = interval->count() > 0;
-    action = [o] { return execute(*o); };
+    action = [o] { return watch::watch_session(*o); };
   });
 }
 

@@ -1,9 +1,5 @@
 #include "harness/cli/common_options.hpp"
 
-#include <fmt/format.h>
-
-#include "harness/core/errors.hpp"
-
 namespace nodeaudit::cli {
 
 void add_common_options(CLI::App& app, session::CommonOptions& o) {
@@ -21,13 +17,6 @@ void add_common_options(CLI::App& app, session::CommonOptions& o) {
   app.add_flag("--keep-data", o.keep_data, "Keep generated data sets for the next run");
   app.add_option("--format", o.format, "Output: table or json")->capture_default_str();
   app.add_option("--out", o.out, "Result file or directory");
-}
-
-int whole_number_in(const std::string& option, const std::string& text, int lo, int hi) {
-  const auto value = session::parse_whole_number(text);
-  if (!value || *value < lo || *value > hi)
-    throw UsageError(option + " " + text, fmt::format("must be a whole number from {} to {}", lo, hi));
-  return *value;
 }
 
 }  // namespace nodeaudit::cli

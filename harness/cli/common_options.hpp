@@ -13,7 +13,6 @@ namespace nodeaudit::cli {
 
 void add_common_options(CLI::App& app, session::CommonOptions& options);
 
-// `text` as a whole number from lo to hi; otherwise a UsageError naming `option` and the range.
-int whole_number_in(const std::string& option, const std::string& text, int lo, int hi);
+using session::whole_number_in;
 
 }  // namespace nodeaudit::cli

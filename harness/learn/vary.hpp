@@ -5,7 +5,7 @@
 // of harness/core/change_test.hpp on the repeats' figures (step time, or samples/s for batch_size):
 // `better` / `worse` when the 99% t-interval of the difference of the means leaves zero, else `no
 // difference`; each verdict carries the statistic. `not judged` when runs failed. The runs go in a
-// random interleaved order after one discarded warm-up run (cmd_learn_vary.cpp), and at least two
+// random interleaved order after one discarded warm-up run (learn_vary_session.cpp), and at least two
 // repeats are needed (one gives no scatter to judge against).
 #pragma once
 

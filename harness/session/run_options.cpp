@@ -60,6 +60,13 @@ std::optional<int> parse_whole_number(const std::string& text) {
   return std::nullopt;
 }
 
+int whole_number_in(const std::string& option, const std::string& text, int lo, int hi) {
+  const auto value = parse_whole_number(text);
+  if (!value || *value < lo || *value > hi)
+    throw UsageError(option + " " + text, fmt::format("must be a whole number from {} to {}", lo, hi));
+  return *value;
+}
+
 int rounds_for(const CommonOptions& o, Level level) {
   if (o.rounds.empty()) return default_rounds(level);
   const int n = parse_whole_number(o.rounds).value_or(0);

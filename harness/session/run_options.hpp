@@ -33,6 +33,8 @@ RunSettings make_settings(const CommonOptions& options, int gpus_on_node, const 
 
 // "12" -> 12; nullopt for anything else ("12x", "", "1e3", out of int range).
 std::optional<int> parse_whole_number(const std::string& text);
+// `text` as a whole number from lo to hi; otherwise a UsageError naming `option` and the range.
+int whole_number_in(const std::string& option, const std::string& text, int lo, int hi);
 // --rounds as a number (1..100), else the level's default. Throws UsageError naming the bad value.
 int rounds_for(const CommonOptions& options, Level level);
 

@@ -23,6 +23,7 @@
 #include "harness/node/slurm_step.hpp"
 #include "harness/report/history.hpp"
 #include "harness/session/exit_codes.hpp"
+#include "harness/session/profile_probes.hpp"
 #include "harness/session/session.hpp"
 
 namespace nodeaudit::session {
@@ -224,9 +225,8 @@ void run_step(Session& session, const RunPlan& plan, const RunRequest& request, 
   EntryRequest entry_request;
   entry_request.param_texts = probe_params_for(spec, request.extras);
   nlohmann::json entry;
-  if (const auto left_out = left_out_by_profile(spec, request.extras, !request.only.empty())) {
-    entry = probe_entry(spec.id, Outcome::skipped(*left_out), nlohmann::json::object(), 0, {}, {},
-                        nlohmann::json::object());
+  if (auto skipped = entry_left_out_by_profile(spec, request.extras, !request.only.empty())) {
+    entry = std::move(*skipped);
   } else if (plan.mpi_rank) {
     entry_request.keeper = session.partial_entry_writer(rounds_of_run.probes_block(plan.probes, false), true);
     entry = session.run_entry(spec, Placement::mpi_rank, entry_request);

@@ -23,24 +23,24 @@ Session::Session(RunSettings settings, std::optional<int> mpi_rank, const std::a
 
 void Session::open(nlohmann::json doc, const std::optional<OutPath>& out) {
   doc_ = std::move(doc);
-  if (out) out_path_ = claim_out_file(*out, doc_.dump(2) + "\n");
+  if (out) result_file_ = ResultFile(*out, doc_, 2);
 }
 
 void Session::keep() const {
-  if (!out_path_.empty()) write_file_atomic(out_path_, doc_.dump(2) + "\n", false);
+  result_file_.write(doc_);
 }
 
 ProbeContext::EntryKeeper Session::partial_entry_writer(nlohmann::json probes_so_far, bool note_telemetry) const {
-  if (out_path_.empty()) return {};
+  if (!result_file_.has_file()) return {};
   nlohmann::json doc_so_far = doc_;
   doc_so_far["probes"] = std::move(probes_so_far);
-  return [doc_so_far = std::move(doc_so_far), out_path = out_path_, note_telemetry](const nlohmann::json& entry) {
+  return [doc_so_far = std::move(doc_so_far), result_file = result_file_, note_telemetry](const nlohmann::json& entry) {
     nlohmann::json doc = doc_so_far;
     nlohmann::json kept = entry;
     if (note_telemetry) kept["telemetry"] = {{"note", not_sampled_in_rank}};
     hoist_multinode(doc, kept);
     doc["probes"].push_back(std::move(kept));
-    write_file_atomic(out_path, doc.dump(2) + "\n", false);
+    result_file.write(doc);
   };
 }
 

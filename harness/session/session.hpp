@@ -28,6 +28,7 @@
 #include "harness/core/context.hpp"
 #include "harness/core/probe.hpp"
 #include "harness/session/probe_process.hpp"
+#include "harness/session/result_file.hpp"
 #include "harness/session/run_options.hpp"
 #include "harness/session/workload.hpp"
 
@@ -92,11 +93,12 @@ class Session {
   bool interrupted() const { return interrupt_.load(); }
 
   // Begins the result: `doc` written as the first version of the file `out` names (claimed: see
-  // claim_out_file). Without `out` the document is kept in memory only.
+  // claim_out_file) through the one result writer (result_file.hpp). Without `out` the document is
+  // kept in memory only.
   void open(nlohmann::json doc, const std::optional<OutPath>& out);
-  bool has_file() const { return !out_path_.empty(); }
+  bool has_file() const { return result_file_.has_file(); }
   nlohmann::json& document() { return doc_; }
-  const std::string& out_path() const { return out_path_; }
+  const std::string& out_path() const { return result_file_.path(); }
 
   // Runs `spec` once (or request.rounds times in this process) and returns its entry
   // (results/SCHEMA.md `probes[]`); a probe's failure is in the entry, never thrown.
@@ -121,7 +123,7 @@ class Session {
   std::string telemetry_csv_;
   std::optional<StepDemand> step_demand_;
   nlohmann::json doc_;
-  std::string out_path_;
+  ResultFile result_file_;
 };
 
 }  // namespace nodeaudit::session

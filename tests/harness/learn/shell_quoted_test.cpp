@@ -4,10 +4,10 @@
 
 #include <sstream>
 
-#include "harness/cli/learn_run.hpp"
+#include "harness/learn/learn_session.hpp"
 #include "tests/support/cli_process.hpp"
 
-namespace nodeaudit::cli {
+namespace nodeaudit::learn {
 namespace {
 
 TEST(ShellQuoted, AShellReadsTheLineBackAsTheSameWords) {
@@ -23,4 +23,4 @@ TEST(ShellQuoted, AShellReadsTheLineBackAsTheSameWords) {
 }
 
 }  // namespace
-}  // namespace nodeaudit::cli
+}  // namespace nodeaudit::learn

@@ -11,11 +11,11 @@
 
 #include <fmt/format.h>
 
-#include "harness/cli/learn_run.hpp"
+#include "harness/learn/learn_run.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/learn/learn_module.hpp"
 
-namespace nodeaudit::cli {
+namespace nodeaudit::learn {
 
 namespace {
 
@@ -28,8 +28,8 @@ std::string setting_text(const nlohmann::json& value) {
 
 }  // namespace
 
-VaryProbe probe_own_setting(const LearnOptions& o, const ValidLearn& v) {
-  const learn::VarySetting& setting = *v.vary;
+VaryProbe probe_own_setting(const LearnRequest& o, const ValidLearn& v) {
+  const VarySetting& setting = *v.vary;
   VaryProbe probe;
   if (setting.data_dir()) {
     probe.own_value = setting.values.front();
@@ -45,14 +45,14 @@ VaryProbe probe_own_setting(const LearnOptions& o, const ValidLearn& v) {
     if (sched_getaffinity(0, sizeof set, &set) == 0) probe.own_value = std::to_string(CPU_COUNT(&set));
     return probe;
   }
-  learn::JobFolder folder;
-  learn::JobSpec spec{o.command, {}, folder.module_dir(), folder.records_dir(), 1, 0, 1, v.timeout_s, 10};
+  JobFolder folder;
+  JobSpec spec{o.command, {}, folder.module_dir(), folder.records_dir(), 1, 0, 1, v.timeout_s, 10};
   spec.env = {{"NODEAUDIT_LEARN_DIR", folder.records_dir()}, {"NODEAUDIT_LEARN_WARMUP", "0"}, {"NODEAUDIT_LEARN_STEPS", "1"},
               {"NODEAUDIT_LEARN_FLOP_STEPS", "0"}, {"NODEAUDIT_LEARN_PROBE", "1"}};
   std::fprintf(stderr, "learn --vary: a probe run of `%s` to its first DataLoader, to see its own %s; its output follows\n",
                v.command_text.c_str(), setting.name.c_str());
   const std::atomic<bool>& interrupt = session::install_interrupt_handler();
-  const learn::JobRun run = learn::run_job(spec, folder.guard(), [&] { return interrupt.load(); });
+  const JobRun run = run_job(spec, folder.guard(), [&] { return interrupt.load(); });
   probe.wall_s = run.wall_s;
   probe.interrupted = run.ended_by == "interrupted";
   if (probe.interrupted) return probe;
@@ -83,4 +83,4 @@ VaryProbe probe_own_setting(const LearnOptions& o, const ValidLearn& v) {
   return probe;
 }
 
-}  // namespace nodeaudit::cli
+}  // namespace nodeaudit::learn

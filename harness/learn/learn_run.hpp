@@ -1,4 +1,4 @@
-// Shared by `learn` (cmd_learn.cpp) and `learn --vary` (cmd_learn_vary.cpp): the options, their
+// Shared by `learn` (learn_session.cpp) and `learn --vary` (learn_vary_session.cpp): the request's
 // checked form, and one run of the user's job with the module injected.
 #pragma once
 
@@ -8,27 +8,16 @@
 #include <string>
 #include <vector>
 
-#include "harness/cli/common_options.hpp"
 #include "harness/learn/job_runner.hpp"
+#include "harness/learn/learn_session.hpp"
 #include "harness/learn/learned_job.hpp"
 #include "harness/learn/vary.hpp"
+#include "harness/session/result_file.hpp"
+#include "harness/session/run_options.hpp"
 
-namespace nodeaudit::cli {
+namespace nodeaudit::learn {
 
 inline constexpr int learn_counted_steps = 1;  // the FLOP counter's step, after the measured ones
-
-struct LearnOptions {
-  std::string steps = "20", warmup = "5", timeout = "10m", grace = "10s";
-  std::string out, out_profile, md, name;
-  std::string vary, repeats = "3";
-  std::string html, price_per_hour, target_gpus;  // with --vary
-  std::string data_dir_copy;
-  std::string result;  // a nodeaudit result of this node holding gpu.gemm
-  bool audit = false;  // --audit: run this node's probes for the learned profile after the job
-  std::string data_dir;  // --data-dir, with --audit: a directory on the storage under test
-  std::vector<std::string> command;
-  std::vector<std::string> argv;
-};
 
 struct ValidLearn {
   int steps = 0, warmup = 0;
@@ -38,7 +27,7 @@ struct ValidLearn {
   session::OutPath out;
   std::string claimed_out;  // the result file claimed for this learn (the guardian removes it while it holds nothing measured)
   std::string profile_path, md_path, name, command_text;
-  std::optional<learn::VarySetting> vary;
+  std::optional<VarySetting> vary;
   nlohmann::json node_result;                  // --result's document (null without it)
   std::map<std::string, double> gemm_tflops;  // from --result
   int repeats = 3;
@@ -53,20 +42,20 @@ inline constexpr double learn_sigterm_wait_s = 5;
 inline TreeEndWaits job_end_waits(const ValidLearn& v) { return {v.grace_s, learn_sigterm_wait_s}; }
 
 struct OneRun {
-  learn::JobRun run;
-  learn::LearnedJob job;
+  JobRun run;
+  LearnedJob job;
 };
 
 // `--vary cpus`: the CPUs the job needs, measured, and the prediction for each value beside it
 // (learn_vary_cpus.cpp).
-std::string cpus_answer(const learn::VaryReport& report, const std::map<std::string, OneRun>& complete_run, const ValidLearn& v,
+std::string cpus_answer(const VaryReport& report, const std::map<std::string, OneRun>& complete_run, const ValidLearn& v,
                         const nlohmann::json& doc);
 
 // Runs the job once with `extra_env` on top of learn's own variables. Throws UsageError for a job
 // that cannot start or fails before its first step (bad input), as `learn` reports it.
-OneRun run_learn_once(const LearnOptions& o, const ValidLearn& v, const std::map<std::string, std::string>& extra_env);
+OneRun run_learn_once(const LearnRequest& o, const ValidLearn& v, const std::map<std::string, std::string>& extra_env);
 // Why a run is not complete (status, reason); status "ok" when it is.
-std::pair<std::string, std::string> learn_outcome(const learn::JobRun& run, const learn::LearnedJob& job, const ValidLearn& v);
+std::pair<std::string, std::string> learn_outcome(const JobRun& run, const LearnedJob& job, const ValidLearn& v);
 
 // The job's own value of the varied setting, found before any measured run (learn_vary_probe.cpp).
 // Throws UsageError for a job that makes no DataLoader when the setting needs one.
@@ -75,7 +64,7 @@ struct VaryProbe {
   double wall_s = 0;
   bool interrupted = false;
 };
-VaryProbe probe_own_setting(const LearnOptions& o, const ValidLearn& v);
+VaryProbe probe_own_setting(const LearnRequest& o, const ValidLearn& v);
 
 // --data-dir-copy DIR (learn_data_copy.cpp): the one directory the command names, copied under DIR
 // by make(); the destructor removes exactly what make() created. Throws UsageError.
@@ -105,19 +94,21 @@ class DataDirCopy {
 std::string optimize_or_upgrade_line(const OneRun& one, const ValidLearn& v, const nlohmann::json& doc, const std::string& profile_toml);
 
 // --html, --price-per-hour and --target-gpus: checked here, accepted only with --vary (--target-gpus with plain learn too).
-void validate_vary_options(const LearnOptions& o, ValidLearn& v);
+void validate_vary_options(const LearnRequest& o, ValidLearn& v);
 
-// `learn --audit`: this node's GEMM, host-to-device, storage (of the profile's access pattern) and
-// CPU decode probes for the learned profile, run by the run engine; their result entries.
+// `learn --audit` (learn_audit.cpp): this node's GEMM, host-to-device, storage (of the profile's
+// access pattern) and CPU decode probes for the learned profile, run by the session engine; their
+// result entries.
 // `job_python`: the interpreter the job's ranks ran (empty when unknown): host.dataloader runs in it.
 nlohmann::json audit_node_for_profile(const std::string& profile_path, const std::string& data_dir, const std::string& job_python,
                                       const std::atomic<bool>& interrupt);
 
+// The request checked before anything runs (learn_validate.cpp). Throws UsageError.
+ValidLearn validate_learn(const LearnRequest& o);
 // Throws UsageError when `path` exists (nodeaudit never overwrites a file) or its directory does not.
 void refuse_existing(const std::string& option, const std::string& path);
-// The words as one shell command line that reads back as the same words.
-std::string shell_quoted(const std::vector<std::string>& words);
 
-int execute_learn_vary(const LearnOptions& o, const ValidLearn& v, const std::string& out_path, nlohmann::json doc);
+// `learn --vary` from the claimed result file on; returns the exit code.
+int learn_vary_session(const LearnRequest& o, const ValidLearn& v, const session::ResultFile& result, nlohmann::json doc);
 
-}  // namespace nodeaudit::cli
+}  // namespace nodeaudit::learn

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/cli/learn_run.hpp"
+#include "harness/learn/learn_run.hpp"
 #include "harness/core/units.hpp"
 #include "harness/learn/job_measurement.hpp"
 #include "harness/learn/learned_profile.hpp"
@@ -13,7 +13,7 @@
 #include "harness/score/model.hpp"
 #include "harness/score/score.hpp"
 
-namespace nodeaudit::cli {
+namespace nodeaudit::learn {
 
 namespace {
 
@@ -30,14 +30,14 @@ nlohmann::json node_with_cpus(const nlohmann::json& doc, double cpus) {
 
 }  // namespace
 
-std::string cpus_answer(const learn::VaryReport& report, const std::map<std::string, OneRun>& complete_run, const ValidLearn& v,
+std::string cpus_answer(const VaryReport& report, const std::map<std::string, OneRun>& complete_run, const ValidLearn& v,
                         const nlohmann::json& doc) {
   double best = 0;
   for (const auto& value : report.values)
-    if (!value.samples_per_s.empty()) best = std::max(best, learn::spread_of(value.samples_per_s).median);
+    if (!value.samples_per_s.empty()) best = std::max(best, spread_of(value.samples_per_s).median);
   std::string out;
   for (const auto& value : report.values) {
-    if (value.samples_per_s.empty() || learn::spread_of(value.samples_per_s).median < enough_share * best) continue;
+    if (value.samples_per_s.empty() || spread_of(value.samples_per_s).median < enough_share * best) continue;
     out = fmt::format("cpus: the job needs {} CPUs to reach {:.0f}% of its best samples/s (measured, median of the repeats)\n", value.value,
                       100 * enough_share);
     break;
@@ -48,16 +48,16 @@ std::string cpus_answer(const learn::VaryReport& report, const std::map<std::str
   for (const auto& [value, run] : complete_run)
     if (std::atoi(value.c_str()) > most) most = std::atoi(value.c_str()), reference = &run;
   if (!reference) return out + "cpus: the prediction is not checked: no value's run was complete\n";
-  const score::Profile profile = score::parse_profile(learn::learned_profile_toml(reference->job, v.name, ""), "the learned profile");
+  const score::Profile profile = score::parse_profile(learned_profile_toml(reference->job, v.name, ""), "the learned profile");
   nlohmann::json job_node = doc;
   job_node["env"]["container"]["cpus_allowed"] = most;
-  const score::JobMeasured measured = learn::job_measured(reference->job, reference->run, learn::job_load(reference->run), job_node["env"]);
+  const score::JobMeasured measured = job_measured(reference->job, reference->run, job_load(reference->run), job_node["env"]);
   score::JobDemand demand;
   demand.profile = &profile, demand.measured = &measured, demand.job_node = &job_node, demand.storage_as_measured = true;
   for (const auto& value : report.values) {
     const score::NodeModel model = score::build_model(demand, node_with_cpus(doc, std::atoi(value.value.c_str())));
     // samples/s is the mean step's (as the model's step is), not the median step's.
-    const double measured_rate = value.samples_per_s.empty() ? 0 : learn::spread_of(value.samples_per_s).median;
+    const double measured_rate = value.samples_per_s.empty() ? 0 : spread_of(value.samples_per_s).median;
     if (model.step.not_judged || !model.step.unmeasured.empty()) {
       out += fmt::format("cpus={}: predicted samples/s not judged\n", value.value);
       continue;
@@ -70,4 +70,4 @@ std::string cpus_answer(const learn::VaryReport& report, const std::map<std::str
   return out;
 }
 
-}  // namespace nodeaudit::cli
+}  // namespace nodeaudit::learn

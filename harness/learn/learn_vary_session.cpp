@@ -16,10 +16,8 @@
 
 #include <fmt/format.h>
 
-#include "harness/cli/commands.hpp"
-#include "harness/cli/learn_run.hpp"
+#include "harness/learn/learn_run.hpp"
 #include "harness/core/errors.hpp"
-#include "harness/core/json_text.hpp"
 #include "harness/core/result.hpp"
 #include "harness/core/stats.hpp"
 #include "harness/core/units.hpp"
@@ -29,8 +27,9 @@
 #include "harness/learn/optimize_or_upgrade.hpp"
 #include "harness/learn/vary.hpp"
 #include "harness/score/score.hpp"
+#include "harness/session/exit_codes.hpp"
 
-namespace nodeaudit::cli {
+namespace nodeaudit::learn {
 
 namespace {
 
@@ -40,7 +39,7 @@ double median(const std::vector<double>& v) { return v.empty() ? 0 : median_or_n
 
 // Each of the job's GPUs by its median NVML utilization over the window, then their mean: one figure
 // per run, so the repeats give it a spread like the others.
-std::optional<double> gpu_util_pct(const learn::JobLoad& load) {
+std::optional<double> gpu_util_pct(const JobLoad& load) {
   std::vector<double> per_gpu;
   for (const auto& g : load.gpus)
     if (!g.util_pct.empty()) per_gpu.push_back(median_or_nan(g.util_pct));
@@ -50,7 +49,7 @@ std::optional<double> gpu_util_pct(const learn::JobLoad& load) {
   return sum / static_cast<double>(per_gpu.size());
 }
 
-std::optional<double> gpu_peak_bytes(const learn::JobRun& run) {
+std::optional<double> gpu_peak_bytes(const JobRun& run) {
   std::optional<double> peak;
   for (const auto& rank : run.records.ranks) {
     const auto gpu = rank.value("gpu", nlohmann::json());
@@ -65,7 +64,7 @@ std::optional<double> gpu_peak_bytes(const learn::JobRun& run) {
 // directory's place in the command).
 std::string reproduce_command(const ValidLearn& v, const std::string& value, const std::vector<std::string>& command) {
   std::vector<std::string> words;
-  for (const auto& [name, text] : learn::vary_environment(*v.vary, value)) words.push_back(name + "=" + text);
+  for (const auto& [name, text] : vary_environment(*v.vary, value)) words.push_back(name + "=" + text);
   for (const std::string& w : {std::string("nodeaudit"), std::string("learn"), std::string("--warmup"), std::to_string(v.warmup), std::string("--steps"),
                                std::to_string(v.steps), std::string("--timeout"), v.timeout_text, std::string("--")})
     words.push_back(w);
@@ -76,8 +75,8 @@ std::string reproduce_command(const ValidLearn& v, const std::string& value, con
   return text;
 }
 
-learn::VaryRun to_vary_run(const OneRun& one, const ValidLearn& v, const std::string& value, int repeat, const std::vector<std::string>& command) {
-  learn::VaryRun r;
+VaryRun to_vary_run(const OneRun& one, const ValidLearn& v, const std::string& value, int repeat, const std::vector<std::string>& command) {
+  VaryRun r;
   r.value = value;
   r.repeat = repeat;
   const auto [status, reason] = learn_outcome(one.run, one.job, v);
@@ -87,7 +86,7 @@ learn::VaryRun to_vary_run(const OneRun& one, const ValidLearn& v, const std::st
   r.samples_per_s = one.job.timing.samples_per_s;
   r.samples_per_step = one.job.timing.samples_per_step;
   r.data_wait_share = one.job.timing.shares.data_wait;
-  const learn::JobLoad load = learn::job_load(one.run);
+  const JobLoad load = job_load(one.run);
   if (!load.cpu_cores.empty()) r.cpu_cores = median(load.cpu_cores);
   r.gpu_peak_bytes = gpu_peak_bytes(one.run);
   r.gpu_util_pct = gpu_util_pct(load);
@@ -118,11 +117,11 @@ VaryOrder random_order(const std::vector<std::string>& values, int repeats) {
 
 // One run of the job at the baseline value whose figures are thrown away: it warms the page cache,
 // the compiler caches and the interpreter's files for every value alike. True when interrupted.
-bool warm_up(const LearnOptions& o, const ValidLearn& v, const std::string& baseline, const DataDirCopy* copy) {
+bool warm_up(const LearnRequest& o, const ValidLearn& v, const std::string& baseline, const DataDirCopy* copy) {
   std::fprintf(stderr, "learn --vary: %s=%s, warm-up run (not counted)\n", v.vary->name.c_str(), baseline.c_str());
-  LearnOptions at_value = o;
+  LearnRequest at_value = o;
   if (copy) at_value.command = copy->command_at(baseline);
-  const OneRun one = run_learn_once(at_value, v, learn::vary_environment(*v.vary, baseline));
+  const OneRun one = run_learn_once(at_value, v, vary_environment(*v.vary, baseline));
   return !one.job.complete && one.run.ended_by == "interrupted";
 }
 
@@ -140,128 +139,113 @@ std::string optimize_or_upgrade_line(const OneRun& one, const ValidLearn& v, con
       return std::string("optimize or upgrade: not judged (") + e.what() + ")";
     }
   }
-  const learn::UpgradeInputs in = learn::upgrade_inputs(one.job, gpu_peak_bytes(one.run), gpus, assessment.is_null() ? nullptr : &assessment,
-                                                        v.target_gpus, gpu_util_pct(learn::job_load(one.run)));
-  return learn::optimize_or_upgrade(in);
+  const UpgradeInputs in = upgrade_inputs(one.job, gpu_peak_bytes(one.run), gpus, assessment.is_null() ? nullptr : &assessment,
+                                                        v.target_gpus, gpu_util_pct(job_load(one.run)));
+  return optimize_or_upgrade(in);
 }
 
 namespace {
 
-// A verdict compares the scatter between runs of each value with their difference: one run a value
-// has no scatter, so --vary with one repeat could only print figures it cannot judge.
-void refuse_one_repeat(const ValidLearn& v, const std::string& text) {
-  if (v.vary && v.repeats < 2)
-    throw UsageError("--repeats " + text, "a verdict needs at least 2 runs of each value (their scatter is what a difference is judged "
-                                          "against); the default 3 calls a 10% change in a figure that scatters 2% between runs 4 times in 5");
+// --data-dir-copy: the job's data directory copied under DIR before the first run, said on stderr
+// with its size and how long it took. Throws UsageError (what the copy wrote is removed).
+std::unique_ptr<DataDirCopy> copy_data_dir(const LearnRequest& o, const ValidLearn& v) {
+  auto copy = std::make_unique<DataDirCopy>(o.command, v.data_dir_copy);
+  const auto copy_start = std::chrono::steady_clock::now();
+  std::fprintf(stderr, "learn --data-dir-copy: copying %s (%.3g GB) to %s\n", copy->original().c_str(), copy->bytes() / 1e9, copy->copy().c_str());
+  try {
+    copy->make();
+  } catch (const fs::filesystem_error& e) {
+    throw UsageError("--data-dir-copy " + v.data_dir_copy, std::string("the copy failed: ") + e.what() + "; what it wrote is removed");
+  }
+  std::fprintf(stderr, "learn --data-dir-copy: copied in %.1f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - copy_start).count());
+  return copy;
+}
+
+struct VaryRuns {
+  std::vector<VaryRun> runs;
+  std::map<std::string, OneRun> complete_run;  // per value, its last complete run (for the profile)
+  bool interrupted = false;
+};
+
+// The measured runs, block after block in `order`, each value's command at its place (the data
+// copy, the CPU set); an interrupted run ends them.
+void run_blocks(const LearnRequest& o, const ValidLearn& v, const VaryOrder& order, const DataDirCopy* copy, const CpuConfinement* confinement,
+                VaryRuns& measured) {
+  const VarySetting& setting = *v.vary;
+  for (int repeat = 1; repeat <= v.repeats && !measured.interrupted; ++repeat) {
+    for (const auto& value : order.blocks[repeat - 1]) {
+      std::fprintf(stderr, "learn --vary: %s=%s, repeat %d of %d\n", setting.name.c_str(), value.c_str(), repeat, v.repeats);
+      LearnRequest at_value = o;
+      if (copy) at_value.command = copy->command_at(value);
+      if (confinement) at_value.command = confinement->command_at(value, o.command);
+      OneRun one = run_learn_once(at_value, v, vary_environment(setting, value));
+      measured.runs.push_back(to_vary_run(one, v, value, repeat, at_value.command));
+      if (one.job.complete) measured.complete_run[value] = std::move(one);
+      else if (one.run.ended_by == "interrupted") measured.interrupted = true;
+      if (measured.interrupted) break;
+    }
+  }
+}
+
+// The best value's learned profile, written beside the result, and its optimize-or-upgrade line.
+void write_best_profile(VaryReport& report, const VaryRuns& measured, const ValidLearn& v, const nlohmann::json& doc) {
+  if (!report.best || !measured.complete_run.count(*report.best)) return;
+  const OneRun& best = measured.complete_run.at(*report.best);
+  const std::string toml = learned_profile_toml(best.job, v.name, find_value(report, *report.best)->command);
+  check_learned_profile(toml, v.profile_path);
+  write_file_atomic(v.profile_path, toml, true);
+  report.best_profile_path = v.profile_path;
+  report.advice = optimize_or_upgrade_line(best, v, doc, toml);
 }
 
 }  // namespace
 
-void validate_vary_options(const LearnOptions& o, ValidLearn& v) {
-  const auto only_with_vary = [&](const std::string& option, const std::string& value) {
-    if (!value.empty() && !v.vary) throw UsageError(option + " " + value, "only with --vary");
-  };
-  only_with_vary("--html", o.html);
-  only_with_vary("--price-per-hour", o.price_per_hour);
-  if (!o.html.empty()) refuse_existing("--html", o.html);
-  v.html_path = o.html;
-  if (!o.price_per_hour.empty()) {
-    const std::optional<double> price = parse_finite_number(o.price_per_hour);
-    if (!price || *price <= 0) throw UsageError("--price-per-hour " + o.price_per_hour, "expected a positive number in any currency (12, 12.5)");
-    v.price_per_hour = price;
-  }
-  if (!o.target_gpus.empty()) score::parse_target_gpus(o.target_gpus);  // throws UsageError naming what is accepted
-  v.target_gpus = o.target_gpus;
-  if (o.data_dir_copy.empty()) return refuse_one_repeat(v, o.repeats);
-  if (v.vary)
-    throw UsageError("--data-dir-copy " + o.data_dir_copy, "not with --vary: one change at a time, and the data directory's place is this one");
-  const DataDirCopy plan(o.command, o.data_dir_copy);  // checks the command and DIR; copies nothing yet
-  v.vary = learn::data_dir_setting(plan.original(), plan.copy());
-  const auto repeats = session::parse_whole_number(o.repeats);
-  if (!repeats || *repeats < 1 || *repeats > 20) throw UsageError("--repeats " + o.repeats, "must be a whole number from 1 to 20");
-  v.repeats = *repeats;
-  v.data_dir_copy = o.data_dir_copy;
-  refuse_one_repeat(v, o.repeats);
-}
-
-int execute_learn_vary(const LearnOptions& o, const ValidLearn& v, const std::string& out_path, nlohmann::json doc) {
-  const learn::VarySetting& setting = *v.vary;
+int learn_vary_session(const LearnRequest& o, const ValidLearn& v, const session::ResultFile& result, nlohmann::json doc) {
+  const VarySetting& setting = *v.vary;
   const auto start = std::chrono::steady_clock::now();
-  std::unique_ptr<learn::CpuConfinement> confinement;  // made before anything runs: a bad value costs nothing
-  if (setting.cpus()) confinement = std::make_unique<learn::CpuConfinement>(setting.values);
+  std::unique_ptr<CpuConfinement> confinement;  // made before anything runs: a bad value costs nothing
+  if (setting.cpus()) confinement = std::make_unique<CpuConfinement>(setting.values);
   const VaryProbe probe = probe_own_setting(o, v);
   if (probe.interrupted) {
-    std::error_code ec;
-    fs::remove(out_path, ec);  // the result file claimed for this run holds nothing measured
+    result.discard();  // the result file claimed for this run holds nothing measured
     std::cerr << "nodeaudit: learn --vary: interrupted during the probe run; nothing was measured\n";
-    return exit_interrupted;
+    return session::exit_interrupted;
   }
   const bool own_listed = probe.own_value && std::count(setting.values.begin(), setting.values.end(), *probe.own_value);
   const std::string baseline = own_listed ? *probe.own_value : setting.values.front();
-  std::unique_ptr<DataDirCopy> copy;
-  if (setting.data_dir()) {
-    copy = std::make_unique<DataDirCopy>(o.command, v.data_dir_copy);
-    const auto copy_start = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "learn --data-dir-copy: copying %s (%.3g GB) to %s\n", copy->original().c_str(), copy->bytes() / 1e9, copy->copy().c_str());
-    try {
-      copy->make();
-    } catch (const fs::filesystem_error& e) {
-      throw UsageError("--data-dir-copy " + v.data_dir_copy, std::string("the copy failed: ") + e.what() + "; what it wrote is removed");
-    }
-    std::fprintf(stderr, "learn --data-dir-copy: copied in %.1f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - copy_start).count());
-  }
-  std::vector<learn::VaryRun> runs;
-  std::map<std::string, OneRun> complete_run;  // per value, its last complete run (for the profile)
-  bool interrupted = warm_up(o, v, baseline, copy.get());
+  const std::unique_ptr<DataDirCopy> copy = setting.data_dir() ? copy_data_dir(o, v) : nullptr;
+  VaryRuns measured;
+  measured.interrupted = warm_up(o, v, baseline, copy.get());
   const VaryOrder order = random_order(setting.values, v.repeats);
-  for (int repeat = 1; repeat <= v.repeats && !interrupted; ++repeat) {
-    for (const auto& value : order.blocks[repeat - 1]) {
-      std::fprintf(stderr, "learn --vary: %s=%s, repeat %d of %d\n", setting.name.c_str(), value.c_str(), repeat, v.repeats);
-      LearnOptions at_value = o;
-      if (copy) at_value.command = copy->command_at(value);
-      if (confinement) at_value.command = confinement->command_at(value, o.command);
-      OneRun one = run_learn_once(at_value, v, learn::vary_environment(setting, value));
-      runs.push_back(to_vary_run(one, v, value, repeat, at_value.command));
-      if (one.job.complete) complete_run[value] = std::move(one);
-      else if (one.run.ended_by == "interrupted") interrupted = true;
-      if (interrupted) break;
-    }
-  }
-  learn::VaryReport report = learn::summarize_vary(setting, v.repeats, runs, baseline);
+  run_blocks(o, v, order, copy.get(), confinement.get(), measured);
+  VaryReport report = summarize_vary(setting, v.repeats, measured.runs, baseline);
   report.own_value = probe.own_value;
   report.probe_s = probe.wall_s;
   report.price_per_hour = v.price_per_hour;
-  if (report.best && complete_run.count(*report.best)) {
-    const OneRun& best = complete_run.at(*report.best);
-    const std::string toml = learn::learned_profile_toml(best.job, v.name, find_value(report, *report.best)->command);
-    learn::check_learned_profile(toml, v.profile_path);
-    write_file_atomic(v.profile_path, toml, true);
-    report.best_profile_path = v.profile_path;
-    report.advice = optimize_or_upgrade_line(best, v, doc, toml);
-  }
+  write_best_profile(report, measured, v, doc);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  nlohmann::json entry = learn::vary_probe_entry(report, runs, o.command, wall_s);
+  nlohmann::json entry = vary_probe_entry(report, measured.runs, o.command, wall_s);
   entry["info"]["order_seed"] = order.seed;
   entry["info"]["warm_up"] = {{"value", baseline}, {"discarded", true}};
   std::string cpus_text;
   if (confinement) {
-    cpus_text = "cpus confined by " + confinement->how() + "\n" + cpus_answer(report, complete_run, v, doc);
+    cpus_text = "cpus confined by " + confinement->how() + "\n" + cpus_answer(report, measured.complete_run, v, doc);
     entry["info"]["confinement"] = confinement->how();
     entry["info"]["cpus_answer"] = cpus_text;
   }
   doc["probes"] = nlohmann::json::array({entry});
   doc["finished_at"] = utc_now_iso8601();
-  write_file_atomic(out_path, json_text(doc, 1) + "\n", false);
-  if (!v.md_path.empty()) write_file_atomic(v.md_path, learn::render_vary_markdown(report, v.command_text), true);
-  if (!v.html_path.empty()) write_file_atomic(v.html_path, learn::render_vary_html(report, v.command_text), true);
-  std::cout << learn::render_vary(report, v.command_text) << cpus_text
+  result.write(doc);
+  if (!v.md_path.empty()) write_file_atomic(v.md_path, render_vary_markdown(report, v.command_text), true);
+  if (!v.html_path.empty()) write_file_atomic(v.html_path, render_vary_html(report, v.command_text), true);
+  std::cout << render_vary(report, v.command_text) << cpus_text
             << (probe.wall_s > 0 ? fmt::format("probe run to find the job's own setting: {:.1f} s\n", probe.wall_s) : "")
             << (copy ? "the copy " + copy->copy() + " is removed now; its command above needs it made again\n" : "")
-            << "result written to " << out_path << "\n";
-  if (interrupted) return exit_interrupted;
-  const bool failed = std::any_of(runs.begin(), runs.end(), [](const learn::VaryRun& r) { return !r.ok; });
+            << "result written to " << result.path() << "\n";
+  if (measured.interrupted) return session::exit_interrupted;
+  const bool failed = std::any_of(measured.runs.begin(), measured.runs.end(), [](const VaryRun& r) { return !r.ok; });
   if (failed) std::cerr << "nodeaudit: learn --vary: a run failed for at least one value (listed above); the others are kept\n";
-  return failed ? exit_fail : exit_ok;
+  return failed ? session::exit_fail : session::exit_ok;
 }
 
-}  // namespace nodeaudit::cli
+}  // namespace nodeaudit::learn

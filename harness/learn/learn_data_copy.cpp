@@ -15,11 +15,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "harness/cli/learn_run.hpp"
+#include "harness/learn/learn_run.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/owned_dir.hpp"
 
-namespace nodeaudit::cli {
+namespace nodeaudit::learn {
 
 namespace fs = std::filesystem;
 
@@ -100,4 +100,4 @@ std::vector<std::string> DataDirCopy::command_at(const std::string& place) const
   return command;
 }
 
-}  // namespace nodeaudit::cli
+}  // namespace nodeaudit::learn
