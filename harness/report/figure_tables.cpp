@@ -37,7 +37,8 @@ std::string schema_table() {
   std::string out = "| probe | metric [labels] | unit | better | meaning |\n|---|---|---|---|---|\n";
   for (const ProbeFigures& probe : probe_catalogue()) {
     if (probe.role == ProbeRole::configuration_audit) {
-      out += schema_row(probe.probe_id, "findings only", "", "", probe.meaning + " " + probe.details);
+      const std::string meaning = probe.details.empty() ? probe.meaning : probe.meaning + " " + probe.details;
+      out += schema_row(probe.probe_id, "findings only", "", "", meaning);
       continue;
     }
     for (const FigureSpec& figure : probe.figures)
