@@ -33,6 +33,9 @@ struct ProbeFigures {
   std::string meaning;  // one line: what is measured, per what, and which way is good
   ProbeRole role = ProbeRole::measurement;
   std::vector<FigureSpec> figures;
+  // What results/SCHEMA.md says of the probe beyond each figure's line: the values its labels take,
+  // its `info` fields and its findings. Empty where there is nothing more; the reports do not show it.
+  std::string details;
 };
 
 }  // namespace nodeaudit

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "harness/core/stats.hpp"
+#include "harness/score/label_selectors.hpp"
 #include "harness/score/resource_probes.hpp"
 
 namespace nodeaudit::report {
@@ -43,6 +44,15 @@ std::vector<MetricRecord> select(const NodeReport& node, const std::string& prob
   for (auto& record : collect_metrics(node.doc))
     if (record.probe == probe && record.name == name && (!keep || keep(record))) out.push_back(record);
   return out;
+}
+
+// The records carrying every label of the selector (a "" value: the record lacks that label), as
+// the scorer's select_metrics reads a result.
+Filter selected_by(const score::LabelFilter& selector) {
+  return [selector](const MetricRecord& r) {
+    return std::all_of(selector.begin(), selector.end(),
+                       [&](const auto& pair) { return label(r, pair.first) == pair.second; });
+  };
 }
 
 std::optional<double> median_of(const std::vector<MetricRecord>& records) {
@@ -89,18 +99,17 @@ std::vector<BarChart> bandwidth_charts(const Report& report) {
   charts.push_back(one_bandwidth(report, "chart-hbm", "GPU memory (HBM)", "gpu.memory-bandwidth kernel=copy, median over GPUs",
                                  [](const NodeReport& n) {
                                    return median_of(select(n, R::gpu_memory_bandwidth.probe, R::gpu_memory_bandwidth.metric,
-                                                           [](const MetricRecord& r) { return label(r, "kernel") == "copy"; }));
+                                                           selected_by(score::label_selector::copy_kernel)));
                                  }));
   charts.push_back(one_bandwidth(report, "chart-pcie", "PCIe host to device", "gpu.pcie h2d_bandwidth pinned, one GPU at a time, median over GPUs",
                                  [](const NodeReport& n) {
-                                   return median_of(select(n, R::host_to_device.probe, R::host_to_device.metric, [](const MetricRecord& r) {
-                                     return label(r, "memory") == "pinned" && label(r, "mode") == "single";
-                                   }));
+                                   return median_of(select(n, R::host_to_device.probe, R::host_to_device.metric,
+                                                           selected_by(score::label_selector::pinned_one_gpu_at_a_time)));
                                  }));
   charts.push_back(one_bandwidth(report, "chart-storage", "Storage sequential read", "storage.read pattern=seq, best series",
                                  [](const NodeReport& n) {
                                    return max_of(select(n, R::storage_sequential.probe, R::storage_sequential.metric,
-                                                        [](const MetricRecord& r) { return label(r, "pattern") == "seq"; }));
+                                                        selected_by(score::label_selector::sequential_read)));
                                  }));
   charts.push_back(one_bandwidth(report, "chart-busbw", "All-reduce bus bandwidth", "comm.allreduce busbw_peak",
                                  [](const NodeReport& n) { return max_of(select(n, R::communication.probe, "busbw_peak", nullptr)); }));

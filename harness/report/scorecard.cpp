@@ -4,6 +4,7 @@
 
 #include "harness/core/figure_info.hpp"
 #include "harness/core/table.hpp"
+#include "harness/score/label_selectors.hpp"
 #include "harness/score/resource_probes.hpp"
 #include "harness/score/result_view.hpp"
 
@@ -34,7 +35,7 @@ ScorecardCell unused_hbm_figure(const json& doc, const std::string& note) {
   const score::ProbeState probe = score::probe_state(doc, hbm.probe);
   if (!probe.measured())
     return {std::nullopt, "", "not measured: " + probe.why + " (not used by this profile)", "", {}};
-  const auto figure = score::slowest_gpu(*probe.probe, hbm.probe, hbm.metric, {{"kernel", "copy"}});
+  const auto figure = score::slowest_gpu(*probe.probe, hbm.probe, hbm.metric, score::label_selector::copy_kernel);
   if (!figure) return {std::nullopt, "", fmt::format("not measured: no {} {} [kernel=copy]", hbm.probe, hbm.metric), "", {}};
   return {figure->value, figure_info(hbm.probe, hbm.metric).unit, figure->datasheet ? std::string(score::gpu_table_label) : status,
           figure->source, {}};

@@ -7,6 +7,7 @@
 
 #include "harness/core/figure_info.hpp"
 #include "harness/score/gpu_table.hpp"
+#include "harness/score/label_selectors.hpp"
 #include "harness/score/resource_probes.hpp"
 #include "harness/score/result_view.hpp"
 
@@ -179,12 +180,11 @@ Grading grade_expected(const json& result, const ExpectSettings& settings) {
       },
       grading);
   grade_per_gpu(
-      result, models, graded("memory_copy", R::gpu_memory_bandwidth, {{"kernel", "copy"}}, ""), settings,
+      result, models, graded("memory_copy", R::gpu_memory_bandwidth, label_selector::copy_kernel, ""), settings,
       [](const GpuModel& m, const LabelFilter&) { return m.hbm_gbps; }, grading);
   // nvbandwidth copies to one GPU at a time: the single-GPU figure is the one to compare.
   grade_per_gpu(
-      result, models,
-      graded("h2d_pinned", R::host_to_device, {{"memory", "pinned"}, {"mode", "single"}}, ""), settings,
+      result, models, graded("h2d_pinned", R::host_to_device, label_selector::pinned_one_gpu_at_a_time, ""), settings,
       [](const GpuModel& m, const LabelFilter&) { return m.h2d_gbps; }, grading);
   grade_allreduce(result, models, settings, grading);
   return grading;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "harness/core/units.hpp"
+#include "harness/score/label_selectors.hpp"
 #include "harness/score/resource_probes.hpp"
 #include "harness/score/result_view.hpp"
 #include "harness/score/stages.hpp"
@@ -64,8 +65,9 @@ SpeedRatio per_core_speed(const json& job_node, const json& result) {
   const ResourceFigure& used = R::native_decode_per_core;
   const ProbeState here = probe_state(result, used.probe), there = probe_state(job_node, used.probe);
   std::optional<Figure> rate_here, rate_there;
-  if (here.measured()) rate_here = best_series(*here.probe, used.probe, used.metric, {{"stage", "full"}});
-  if (there.measured()) rate_there = best_series(*there.probe, used.probe, used.metric, {{"stage", "full"}});
+  if (here.measured()) rate_here = best_series(*here.probe, used.probe, used.metric, label_selector::full_decode_stage);
+  if (there.measured())
+    rate_there = best_series(*there.probe, used.probe, used.metric, label_selector::full_decode_stage);
   if (rate_here && rate_there && rate_here->value > 0 && rate_there->value > 0)
     return {rate_there->value / rate_here->value,
             fmt::format("x{:.2f}: host.decode images_per_s_per_core [stage=full] {:.4g} on the job's node ({}) / {:.4g} here ({})",

@@ -1,7 +1,8 @@
 // Which probe and which of its figures feed each resource the scorer judges: the one place in the
 // harness that names probes. The scorer, the datasheet stand-in for GPUs not on the node
 // (--target-gpus), the report's charts and scorecard, and learn ask this table; what a figure
-// means, its unit and its direction come from the probe catalogue (figure_info.hpp).
+// means, its unit and its direction come from the probe catalogue (figure_info.hpp); which series of a
+// figure each reader takes (kernel=copy, pinned host memory, ...) is named in label_selectors.hpp.
 #pragma once
 
 namespace nodeaudit::score {

@@ -9,6 +9,7 @@
 
 #include "harness/core/figure_info.hpp"
 #include "harness/core/units.hpp"
+#include "harness/score/label_selectors.hpp"
 #include "harness/score/resource_probes.hpp"
 
 namespace nodeaudit::score {
@@ -88,7 +89,7 @@ Stage gpu_memory_bandwidth_stage(const Profile& profile, const json& result, con
   }
   const ProbeState probe = probe_state(result, used.probe);
   if (!probe.measured()) return not_measured(stage, probe.why);
-  const LabelFilter filter{{"kernel", "copy"}};
+  const LabelFilter& filter = label_selector::copy_kernel;
   const auto bandwidth = slowest_gpu(*probe.probe, used.probe, used.metric, filter);
   return timed_at_rate(stage, bandwidth, used.probe, used.metric, filter);
 }
@@ -164,9 +165,10 @@ Stage storage_stage(const Profile& profile, const json& result, const StepShape&
   const ProbeState probe = probe_state(result, id);
   if (!probe.measured()) return not_measured(stage, probe.why);
   if (sequential) {
-    const auto bandwidth = storage_figure(*probe.probe, id, used.metric, {{"pattern", "seq"}}, fits, stage.note);
+    const auto bandwidth =
+        storage_figure(*probe.probe, id, used.metric, label_selector::sequential_read, fits, stage.note);
     if (!bandwidth || bandwidth->value <= 0)
-      return not_measured(stage, missing_metric(id, used.metric, {{"pattern", "seq"}}));
+      return not_measured(stage, missing_metric(id, used.metric, label_selector::sequential_read));
     stage.capacity = stage.capacity_gbps = bandwidth->value;
     stage.capacity_metric = bandwidth->source;
     stage.time_s = stage.demand / bandwidth->value;
@@ -175,7 +177,7 @@ Stage storage_stage(const Profile& profile, const json& result, const StepShape&
   // A memmap job's windows are only measured by reading them through a mapping (read=mmap); a
   // whole-file figure says nothing of its page faults, nor the other way round.
   const bool memmap = profile.data.access == AccessPattern::memmap;
-  const LabelFilter filter{{"read", memmap ? "mmap" : ""}};
+  const LabelFilter& filter = memmap ? label_selector::memory_mapped_windows : label_selector::whole_files_read;
   const auto rate = storage_figure(*probe.probe, id, used.metric, filter, fits, stage.note);
   if (!rate || rate->value <= 0) return not_measured(stage, missing_metric(id, used.metric, filter));
   stage.demand = shape.samples_per_node;
@@ -198,7 +200,9 @@ Stage storage_stage(const Profile& profile, const json& result, const StepShape&
     std::optional<double> fill_bytes;
     std::string fill_source = "the sample's bytes";
     if (!memmap) fill_bytes = sample_bytes;
-    else if (const auto fill = best_series(*probe.probe, id, "cache_fill_per_sample", {{"read", "mmap"}, {"cache", "none"}}); fill && fill->value > 0)
+    else if (const auto fill =
+                 best_series(*probe.probe, id, "cache_fill_per_sample", label_selector::memory_mapped_windows_cold);
+             fill && fill->value > 0)
       fill_bytes = fill->value, fill_source = fill->source;
     const std::string held = fmt::format("{:.3g} GB of {:.3g} GB{}", *free_ram / 1e9, dataset / 1e9,
                                          job_resident_bytes > 0 ? fmt::format(", the job's own processes holding {:.3g} GB beside it", job_resident_bytes / 1e9) : "");
@@ -263,7 +267,7 @@ DecodeFigure native_decode(const json& result, const StepShape& shape, const Env
   const ProbeState probe = probe_state(result, R::native_decode.probe);
   if (!probe.measured()) return {0, "", probe.why};
   return per_gpu_figure(*probe.probe, R::native_decode.probe, R::native_decode.metric, R::native_decode_per_core.metric,
-                        {{"stage", "full"}}, shape, env);
+                        label_selector::full_decode_stage, shape, env);
 }
 
 // The DataLoader training scripts run: torchvision's ImageNet recipe decodes with PIL.
@@ -271,7 +275,7 @@ DecodeFigure framework_loader(const json& result, const StepShape& shape, const 
   const ProbeState probe = probe_state(result, R::framework_loader.probe);
   if (!probe.measured()) return {0, "", probe.why};
   return per_gpu_figure(*probe.probe, R::framework_loader.probe, R::framework_loader.metric,
-                        R::framework_loader_per_worker.metric, {{"decoder", "pil"}}, shape, env);
+                        R::framework_loader_per_worker.metric, label_selector::pil_decoder, shape, env);
 }
 
 }  // namespace
@@ -326,10 +330,10 @@ Stage host_to_device_stage(const Profile& profile, const json& result, const Ste
   const ResourceFigure& used = R::host_to_device;
   const ProbeState probe = probe_state(result, used.probe);
   if (!probe.measured()) return not_measured(stage, probe.why);
-  LabelFilter filter{{"memory", "pinned"}, {"mode", "concurrent"}};
+  LabelFilter filter = label_selector::pinned_all_gpus_at_once;
   auto bandwidth = slowest_gpu(*probe.probe, used.probe, used.metric, filter);
   if (!bandwidth) {
-    filter["mode"] = "single";
+    filter = label_selector::pinned_one_gpu_at_a_time;
     bandwidth = slowest_gpu(*probe.probe, used.probe, used.metric, filter);
     if (bandwidth) stage.note = "no concurrent-copy figure; one-GPU-at-a-time rate used (optimistic)";
   }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "harness/core/result.hpp"
+#include "harness/score/label_selectors.hpp"
 #include "harness/score/score.hpp"
 #include "harness/score/step_demand.hpp"
 
@@ -15,6 +16,9 @@ namespace nodeaudit::score {
 using nlohmann::json;
 
 namespace {
+
+// The series the scorer selects, so the figures written here are the ones it reads.
+namespace label_selector = score::label_selector;
 
 // The figures of the node a step ran on, as the probe recorded them (info.prediction_inputs).
 struct StepNodeFigures {
@@ -55,7 +59,9 @@ json storage_probe(const Profile& profile, const StepNodeFigures& figures) {
     const double gbps = figures.loader_samples_per_s * figures.gpus * figures.sample_bytes / 1e9;
     return {{"id", "storage.read"},
             {"status", "ok"},
-            {"metrics", {single_metric("bandwidth", "GB/s", gbps, {{"pattern", "seq"}, {"cache", figures.cache}})}}};
+            {"metrics",
+             {single_metric("bandwidth", "GB/s", gbps,
+                            label_selector::with_label(label_selector::sequential_read, "cache", figures.cache))}}};
   }
   return {{"id", "storage.dataset"},
           {"status", "ok"},
@@ -79,13 +85,14 @@ json figures_as_result(const Profile& profile, const StepNodeFigures& figures) {
                       {"status", "ok"},
                       {"metrics",
                        {single_metric("samples_per_s_per_gpu", "samples/s", *figures.decode_samples_per_s,
-                                      {{"decoder", "pil"}})}}});
+                                      label_selector::pil_decoder)}}});
   else if (figures.decode_samples_per_s)
     probes.push_back(
         {{"id", "host.decode"},
          {"status", "ok"},
          {"metrics",
-          {single_metric("images_per_s_per_gpu", "images/s", *figures.decode_samples_per_s, {{"stage", "full"}})}}});
+          {single_metric("images_per_s_per_gpu", "images/s", *figures.decode_samples_per_s,
+                         label_selector::full_decode_stage)}}});
   if (figures.busbw_gbps > 0 && figures.gpus > 1)
     probes.push_back({{"id", "comm.allreduce"},
                       {"status", "ok"},

@@ -11,6 +11,7 @@
 #include "harness/core/figure_info.hpp"
 #include "harness/core/input_file.hpp"
 #include "harness/score/gpu_table_text.hpp"
+#include "harness/score/label_selectors.hpp"
 #include "harness/score/resource_probes.hpp"
 #include "harness/score/result_view.hpp"
 #include "harness/score/toml_section.hpp"
@@ -78,19 +79,20 @@ json gpu_side_probes(const TargetGpus& target) {
     probes.push_back(datasheet_probe(R::gpu_memory_capacity.probe, target,
                                      {one_metric(R::gpu_memory_capacity, m.memory_bytes->value, gpu0, *m.memory_bytes)}));
   if (auto bandwidth = m.memory_bandwidth())
-    probes.push_back(datasheet_probe(
-        R::gpu_memory_bandwidth.probe, target,
-        {one_metric(R::gpu_memory_bandwidth, bandwidth->value, {{"kernel", "copy"}, {"gpu", "0"}}, *bandwidth)}));
+    probes.push_back(
+        datasheet_probe(R::gpu_memory_bandwidth.probe, target,
+                        {one_metric(R::gpu_memory_bandwidth, bandwidth->value,
+                                    label_selector::with_label(label_selector::copy_kernel, "gpu", "0"), *bandwidth)}));
   if (m.h2d_gbps) {
     // Published per-GPU copies run one GPU at a time; each GPU of an HGX board has its own x16 link,
     // so the per-GPU figure stands for all GPUs copying at once (an assumption, said in the source).
     SourcedValue all_at_once = *m.h2d_gbps;
     all_at_once.source += "; measured one GPU at a time and taken for all GPUs copying at once: an upper bound "
                           "(HGX boards put two GPUs behind one PCIe switch uplink)";
-    probes.push_back(datasheet_probe(R::host_to_device.probe, target,
-                                     {one_metric(R::host_to_device, all_at_once.value,
-                                                 {{"memory", "pinned"}, {"mode", "concurrent"}, {"gpu", "0"}},
-                                                 all_at_once)}));
+    probes.push_back(datasheet_probe(
+        R::host_to_device.probe, target,
+        {one_metric(R::host_to_device, all_at_once.value,
+                    label_selector::with_label(label_selector::pinned_all_gpus_at_once, "gpu", "0"), all_at_once)}));
   }
   if (m.allreduce && target.count > 1) {
     json busbw = json::array();

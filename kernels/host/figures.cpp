@@ -17,14 +17,19 @@ std::vector<ProbeFigures> host_probe_figures() {
         {"images_per_s_per_core", unit::images_per_s, higher, {"stage"},
          "the rate at the largest worker count divided by those workers"},
         {"images_per_s_per_gpu", unit::images_per_s, higher, {"stage"},
-         "the full-stage rate on every CPU this process may use, shared among the node's GPUs"}}},
+         "the full-stage rate on every CPU this process may use, shared among the node's GPUs; absent without GPUs"}},
+       "`stage`: decode, augment or full; `workers`: the count of pinned workers."},
       {"host.memory-bandwidth",
        "STREAM copy, scale, add and triad, and memcpy, over host memory on all cores (decimal GB/s, "
        "higher is better).",
        ProbeRole::measurement,
        {{"bandwidth", unit::gbps, higher, {"kernel"},
-         "bytes read + written per second by the kernel (copy, scale, add, triad in the CPU's widest vectors, "
-         "info.isa; memcpy: the C library's std::memcpy, the copy programs get), counted as STREAM counts them"}}},
+         "bytes read + written per second by the kernel, counted as STREAM counts them; memcpy is the copy "
+         "programs get"}},
+       "`kernel`: copy, scale, add, triad (in `info.isa` = avx512, avx2, sse2 or portable: the widest vector set "
+       "the CPU runs) or memcpy (`std::memcpy` of each thread's slice: the C library's instructions and stores). "
+       "Info: `info.stores`, `info.memcpy` (`what`, `slice_bytes`: the bytes each thread copies; glibc streams "
+       "only a copy above its non-temporal threshold), `info.huge_pages`, `info.array_bytes`, `info.threads`."},
   };
 }
 

@@ -16,12 +16,14 @@ std::vector<ProbeFigures> pipeline_probe_figures() {
         {"au_with_checkpoint", unit::percent, higher, {}, "compute time / wall time, checkpoint stalls included"},
         {"samples_per_s", unit::samples_per_s, higher, {}, "samples trained per second over the timed steps"},
         {"data_wait_s", unit::s, lower, {}, "time the step waited for the loader's next batch"},
-        {"step_time", unit::s, lower, {}, "wall time of each timed step"},
+        {"step_time", unit::s, lower, {}, "wall time of one timed step (each timed step is one sample of the statistics)"},
         {"stage_busy_pct", unit::percent, std::nullopt, {"stage"},
          "share of the wall time spent in the stage: compute's is better high, every other stage's low"},
-        {"host_to_device_bandwidth", unit::gbps, higher, {}, "batch bytes copied to the GPUs per second of copying"},
-        {"loader_capacity", unit::samples_per_s, higher, {}, "the framework DataLoader's CPU-bound rate over the steps after the first"},
-        {"predicted_utilization", unit::percent, higher, {}, "the scorer's utilization for the same node and step"}}},
+        {"host_to_device_bandwidth", unit::gbps, higher, {}, "real GPUs only: the timed steps' batch bytes / their copy time, slowest GPU"},
+        {"loader_capacity", unit::samples_per_s, higher, {}, "--loader pytorch only: samples / the longest of the DataLoader's CPU bounds over the steps after the first (info.framework_loader)"},
+        {"predicted_utilization", unit::percent, higher, {}, "the scorer's utilization for the same node and step"}},
+       "`stage`: compute, data_wait, host_to_device (real GPUs only), communication, checkpoint, other, "
+       "loader_read and loader_decode (native loader only)."},
   };
 }
 

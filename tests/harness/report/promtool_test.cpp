@@ -1,19 +1,21 @@
-// `promtool check metrics` (Prometheus's own linter) on the textfile: on the real CLI's output and
-// on recorded results that carry every metric of the catalogue, GPU ones included, with the
-// verdict and the expected-value grades. Any complaint fails; without promtool the tests SKIP
-// (scripts/install-deps.sh installs Debian's `prometheus` package, which ships it).
+// `promtool check metrics` (Prometheus's own linter) on the textfile: on the real CLI's output, on
+// recorded results with the verdict and the expected-value grades, and on one metric of every figure
+// the probe catalogue declares, GPU and MPI ones included. Any complaint fails; without promtool the
+// tests SKIP (scripts/install-deps.sh installs Debian's `prometheus` package, which ships it).
 #include <gtest/gtest.h>
 
 #include "tests/support/expect_gate.hpp"
 #include <sys/wait.h>
 
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 
+#include "harness/core/probe_catalogue.hpp"
 #include "harness/report/prometheus.hpp"
+#include "harness/report/prometheus_names.hpp"
 #include "harness/score/score.hpp"
 #include "tests/harness/report/fixture_util.hpp"
 #include "tests/support/cli_process.hpp"
@@ -89,77 +91,33 @@ TEST_F(Promtool, AcceptsEveryRecordedResultAndTheGrades) {
 }
 
 TEST_F(Promtool, AcceptsEveryMetricOfTheCatalogue) {
-  // One metric of each name and unit results/SCHEMA.md lists, so a GPU or MPI metric this CPU-only
-  // machine cannot measure is linted too.
-  const std::vector<std::array<const char*, 3>> catalogue{{"host.memory-bandwidth", "bandwidth", "GB/s"},
-                                                          {"host.decode", "images_per_s", "images/s"},
-                                                          {"host.decode", "images_per_s_per_core", "images/s"},
-                                                          {"host.decode", "images_per_s_per_gpu", "images/s"},
-                                                          {"host.dataloader", "samples_per_s", "samples/s"},
-                                                          {"host.dataloader", "cpu_per_sample", "us"},
-                                                          {"host.dataloader", "knee_workers", "count"},
-                                                          {"host.dataloader", "samples_per_s_per_worker", "samples/s"},
-                                                          {"storage.read", "bandwidth", "GB/s"},
-                                                          {"storage.read", "iops", "IOPS"},
-                                                          {"storage.read", "latency_p50", "us"},
-                                                          {"storage.read", "latency_p99", "us"},
-                                                          {"storage.read", "latency_max", "us"},
-                                                          {"storage.read", "cpu_per_gb", "s/GB"},
-                                                          {"storage.dataset", "samples_per_s", "samples/s"},
-                                                          {"storage.dataset", "knee_workers", "count"},
-                                                          {"storage.checkpoint", "write_bandwidth", "GB/s"},
-                                                          {"storage.checkpoint", "stall_s", "s"},
-                                                          {"storage.checkpoint", "restore_bandwidth", "GB/s"},
-                                                          {"gpu.gemm", "tflops", "TFLOP/s"},
-                                                          {"gpu.gemm", "pct_of_peak", "%"},
-                                                          {"gpu.gemm", "spread_pct", "%"},
-                                                          {"gpu.memory-bandwidth", "pct_of_peak", "%"},
-                                                          {"gpu.memory-capacity", "usable_bytes", "bytes"},
-                                                          {"gpu.memory-capacity", "largest_alloc_bytes", "bytes"},
-                                                          {"gpu.memory-capacity", "total_bytes", "bytes"},
-                                                          {"gpu.memory-integrity", "bytes_tested", "bytes"},
-                                                          {"gpu.memory-integrity", "errors", "count"},
-                                                          {"gpu.pcie", "h2d_bandwidth", "GB/s"},
-                                                          {"gpu.pcie", "d2h_bandwidth", "GB/s"},
-                                                          {"gpu.pcie", "h2d_pct_of_link", "%"},
-                                                          {"gpu.pcie", "d2h_pct_of_link", "%"},
-                                                          {"gpu.stress", "sustained_tflops", "TFLOP/s"},
-                                                          {"gpu.stress", "drop_pct", "%"},
-                                                          {"gpu.stress", "throttle_pct", "%"},
-                                                          {"comm.allreduce", "busbw", "GB/s"},
-                                                          {"comm.allreduce", "algbw", "GB/s"},
-                                                          {"comm.allreduce", "time_us", "us"},
-                                                          {"comm.allreduce", "busbw_peak", "GB/s"},
-                                                          {"comm.allreduce", "size_at_90pct", "bytes"},
-                                                          {"comm.allreduce", "latency_small", "us"},
-                                                          {"comm.p2p", "bandwidth", "GB/s"},
-                                                          {"comm.host-fabric", "allreduce_bw", "GB/s"},
-                                                          {"comm.host-fabric", "pingpong_bw", "GB/s"},
-                                                          {"comm.host-fabric", "pingpong_latency", "us"},
-                                                          {"pipeline.step", "au", "%"},
-                                                          {"pipeline.step", "au_with_checkpoint", "%"},
-                                                          {"pipeline.step", "samples_per_s", "samples/s"},
-                                                          {"pipeline.step", "step_time", "s"},
-                                                          {"pipeline.step", "stage_busy_pct", "%"},
-                                                          {"pipeline.step", "data_wait_s", "s"},
-                                                          {"pipeline.step", "predicted_utilization", "%"},
-                                                          {"pipeline.step", "host_to_device_bandwidth", "GB/s"},
-                                                          {"pipeline.step", "loader_capacity", "samples/s"}};
+  // One metric of each figure the probe catalogue declares, with its unit, direction and every label
+  // it may carry, so a GPU or MPI metric this CPU-only machine cannot measure is linted too.
   nlohmann::json doc{{"probes", nlohmann::json::array()}};
-  for (const auto& [probe, metric, unit] : catalogue)
-    doc["probes"].push_back({{"id", probe},
-                             {"status", "ok"},
-                             {"duration_s", 1.0},
-                             {"metrics",
-                              {{{"name", metric},
-                                {"unit", unit},
-                                {"better", "higher"},
-                                {"labels", {{"gpu", "0"}}},
-                                {"n", 1},
-                                {"median", 1.0},
-                                {"ci95", {1.0, 1.0}}}}}});
+  std::set<std::string> families;
+  for (const ProbeFigures& probe : probe_catalogue()) {
+    nlohmann::json metrics = nlohmann::json::array();
+    for (const FigureSpec& figure : probe.figures) {
+      nlohmann::json labels = nlohmann::json::object();
+      for (const std::string& label : figure.labels) labels[label] = "0";
+      metrics.push_back({{"name", figure.name},
+                         {"unit", figure.unit},
+                         {"better", figure.better.value_or(Better::higher) == Better::higher ? "higher" : "lower"},
+                         {"labels", labels},
+                         {"n", 1},
+                         {"median", 1.0},
+                         {"ci95", {1.0, 1.0}}});
+      families.insert(report::prometheus_series(probe.probe_id, figure.name, figure.unit).family);
+    }
+    if (!metrics.empty())
+      doc["probes"].push_back({{"id", probe.probe_id}, {"status", "ok"}, {"duration_s", 1.0}, {"metrics", metrics}});
+  }
+  ASSERT_GT(families.size(), 60u) << "the catalogue links every probe folder's figures";
   const std::string text = render_prometheus(doc);
-  ASSERT_NE(text.find("nodeaudit_comm_host_fabric_pingpong_latency_seconds{gpu=\"0\"} 1e-06"), std::string::npos)
+  for (const std::string& family : families)
+    EXPECT_NE(text.find("\n# TYPE " + family + " "), std::string::npos) << family << " is not in the textfile";
+  ASSERT_NE(text.find("nodeaudit_comm_host_fabric_pingpong_latency_seconds{ranks=\"0\",size=\"0\"} 1e-06"),
+            std::string::npos)
       << text;
   expect_promtool_accepts(text, "the catalogue");
 }
