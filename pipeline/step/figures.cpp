@@ -21,7 +21,7 @@ std::vector<ProbeFigures> pipeline_probe_figures() {
          "share of the wall time spent in the stage: compute's is better high, every other stage's low"},
         {"host_to_device_bandwidth", unit::gbps, higher, {}, "real GPUs only: the timed steps' batch bytes / their copy time, slowest GPU"},
         {"loader_capacity", unit::samples_per_s, higher, {}, "--loader pytorch only: samples / the longest of the DataLoader's CPU bounds over the steps after the first (info.framework_loader)"},
-        {"predicted_utilization", unit::percent, higher, {}, "the scorer's utilization for the same node and step"}},
+        {"predicted_utilization", unit::percent, higher, {}, "the model's utilization for the node this step ran on, from the figures its own step measured (info.prediction_inputs), added after the measurement"}},
        "`stage`: compute, data_wait, host_to_device (real GPUs only), communication, checkpoint, other, "
        "loader_read and loader_decode (native loader only)."},
   };
