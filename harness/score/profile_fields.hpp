@@ -19,7 +19,9 @@
 
 namespace nodeaudit::score {
 
-// One name per field, in the table's order (the order of profiles/README.md and of learn's TOML).
+// One name per field, in the table's order (the order of profiles/README.md and of learn's TOML),
+// a line per section.
+// clang-format off
 enum class FieldId {
   name, description, category,
   parameters, trainable_parameters, dtype, flops_per_sample, tokens_per_sample, flops_per_token_per_parameter,
@@ -32,6 +34,7 @@ enum class FieldId {
   host_ram_to_gpu_memory_min, cpu_cores_per_gpu_min, gpu_spread_max, upgrade_utilization_min,
   upgrade_memory_min, upgrade_wait_max, step_time_max,
 };
+// clang-format on
 
 // How a field is written in TOML: text (any string), choice (one of `accepted`), number, integer,
 // size (bytes, or a string such as "110KiB"), duration (seconds, or a string such as "15m"), or the
@@ -54,12 +57,12 @@ struct ProfileField {
   std::string_view key;       // the TOML key
   std::string_view json_key;  // the name in JSON (and in Profile) where it differs: sizes in bytes, durations in s
   FieldKind kind;
-  std::string_view unit;      // as profiles/README.md shows it
+  std::string_view unit;                     // as profiles/README.md shows it
   detail::Bound bound = detail::Bound::any;  // integers: positive is from 1
   double max_value = detail::default_max_value;
-  std::vector<std::string> accepted;         // a choice's values
+  std::vector<std::string> accepted;  // a choice's values
   bool required = false;
-  std::string_view default_text;             // as profiles/README.md shows it
+  std::string_view default_text;  // as profiles/README.md shows it
   std::string_view meaning;
   FieldAccess access;
   // A default computed from the fields of the profile read before it, set when the field is absent;

@@ -55,7 +55,8 @@ TEST(ProfileFields, ReadmeFieldTablesAreTheTables) {
   if (expected != readme) {
     const std::string written = "profiles-README.expected.md";
     std::ofstream(written) << expected;
-    ADD_FAILURE() << path << " differs from the field table (harness/score/profile_fields.cpp); the generated text is in "
+    ADD_FAILURE() << path
+                  << " differs from the field table (harness/score/profile_field_table.cpp); the generated text is in "
                   << written << " (in the test's working directory): copy it over the README";
   }
 }
