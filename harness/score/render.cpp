@@ -246,7 +246,8 @@ std::string render_summary(const json& assessment) {
 json profile_to_json(const Profile& p) {
   json out = profile_fields_json(p);
   out["path"] = p.source_path;
-  out["model"]["flops_per_sample"] = p.flops_per_sample();
+  const ProfileField& flops = profile_field(FieldId::flops_per_sample);
+  out[std::string(flops.section)][std::string(flops.json_name())] = p.flops_per_sample();
   out["model"]["model_state_bytes"] = p.model_state_bytes();
   out["model"]["gradient_bytes"] = p.gradient_bytes();
   out["training"]["samples_per_step_per_gpu"] = p.samples_per_step_per_gpu();
