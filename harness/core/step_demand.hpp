@@ -4,9 +4,9 @@
 // through RunSettings, in a child of `run` inside the settings it is given. No probe reads a
 // profile file itself, so the scorer and the probes see the same numbers.
 //
-// The harness reads the plain fields; `workload` holds the profile's model, data and training
-// blocks as the scorer writes them (score/step_demand.hpp: step_demand_of), which a probe turns
-// back into a score::Profile (profile_of_demand) without reading the file again.
+// The harness reads the plain fields; `workload` holds the profile's fields as the scorer's field
+// table writes them (score/profile_fields.hpp, through score/step_demand.hpp: step_demand_of), which
+// a probe turns back into a score::Profile (profile_of_demand) without reading the file again.
 #pragma once
 
 #include <string>

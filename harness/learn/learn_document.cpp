@@ -7,6 +7,7 @@
 
 #include "harness/core/result.hpp"
 #include "harness/core/stats.hpp"
+#include "harness/learn/learned_profile.hpp"
 
 namespace nodeaudit::learn {
 
@@ -14,33 +15,16 @@ using nlohmann::json;
 
 namespace {
 
-json learned_json(const Learned& f) { return {{"value", f.value}, {"how", f.how}}; }
-json learned_json(const LearnedText& f) { return {{"value", f.value}, {"how", f.how}}; }
-
-json fields_json(const LearnedProfileFields& f) {
-  json out = {{"category", {{"value", f.category}, {"how", f.category_how}}},
-              {"parameters", learned_json(f.parameters)},
-              {"trainable_parameters", learned_json(f.trainable_parameters)},
-              {"dtype", learned_json(f.dtype)},
-              {"flops_per_sample", learned_json(f.flops_per_sample)},
-              {"optimizer", learned_json(f.optimizer)},
-              {"bytes_per_parameter", learned_json(f.bytes_per_parameter)},
-              {"gradient_bytes_per_parameter", learned_json(f.gradient_bytes_per_parameter)},
-              {"activation_bytes_per_sample", learned_json(f.activation_bytes_per_sample)},
-              {"micro_batch_per_gpu", learned_json(f.micro_batch)},
-              {"gradient_accumulation", learned_json(f.accumulation)},
-              {"sample_size", learned_json(f.sample_size)},
-              {"dataset_size", learned_json(f.dataset_size)},
-              {"access", learned_json(f.access)},
-              {"decode", learned_json(f.decode)},
-              {"loader", learned_json(f.loader)},
-              {"device_bytes_per_sample", learned_json(f.device_bytes_per_sample)},
-              {"model_efficiency", learned_json(f.model_efficiency)},
-              {"comm_overlap", learned_json(f.comm_overlap)},
-              {"target_samples", learned_json(f.target_samples)}};
-  if (f.tokens_per_sample) out["tokens_per_sample"] = learned_json(*f.tokens_per_sample);
-  if (f.checkpoint_size) out["checkpoint_size"] = learned_json(*f.checkpoint_size);
-  if (f.checkpoint_interval_s) out["checkpoint_interval_s"] = learned_json(*f.checkpoint_interval_s);
+// Every field learn gives, under its profile key, as { "value", "how" }.
+json fields_json(const LearnedJob& job) {
+  json out = json::object();
+  for (const score::ProfileField& field : score::profile_fields()) {
+    const std::optional<LearnedFieldValue> learned = learned_field(job, field.id);
+    if (!learned) continue;
+    const auto* number = std::get_if<double>(&learned->value);
+    out[std::string(field.key)] = {{"value", number ? json(*number) : json(std::get<std::string>(learned->value))},
+                                   {"how", learned->how}};
+  }
   return out;
 }
 
@@ -184,7 +168,7 @@ json learn_probe_entry(const LearnedJob& job, const JobRun& run, const LearnRunI
       {"shares", {{"data_wait", t.shares.data_wait}, {"backward", t.shares.backward}, {"optimizer", t.shares.optimizer},
                   {"checkpoint", t.shares.checkpoint}, {"forward_and_other", t.shares.other}}},
       {"timeline", timeline_json(run.records, job.fields.micro_batch.value)},
-      {"learned", job.steps_done > 0 ? fields_json(job.fields) : json::object()},
+      {"learned", job.steps_done > 0 ? fields_json(job) : json::object()},
       {"distributed", {{"world_size", job.world_size}, {"backend", job.backend}, {"ddp", job.ddp},
                        {"all_reduce_bytes_per_step", job.all_reduce_bytes_per_step}, {"all_reduce_how", job.all_reduce_how}}},
       {"compiled", job.compiled},

@@ -26,6 +26,9 @@ std::string to_string(AccessPattern access) {
 std::string to_string(DecodeKind decode) {
   return decode == DecodeKind::jpeg ? "jpeg" : "none";
 }
+std::string to_string(LoaderKind loader) {
+  return loader == LoaderKind::native ? "native" : "pytorch";
+}
 std::string to_string(Sharding sharding) {
   return sharding == Sharding::full ? "full" : "none";
 }

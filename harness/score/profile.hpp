@@ -25,6 +25,7 @@ enum class Sharding { none, full };  // none: a full replica per GPU (DDP); full
 std::string to_string(Category category);
 std::string to_string(AccessPattern access);
 std::string to_string(DecodeKind decode);
+std::string to_string(LoaderKind loader);
 std::string to_string(Sharding sharding);
 
 struct ModelSpec {

@@ -8,6 +8,7 @@
 
 #include "harness/core/table.hpp"
 #include "harness/core/units.hpp"
+#include "harness/score/profile_fields.hpp"
 #include "harness/score/result_view.hpp"
 #include "harness/score/score.hpp"
 
@@ -240,59 +241,18 @@ std::string render_summary(const json& assessment) {
   return out;
 }
 
+// Every field under its JSON name (profile_fields.hpp), and the figures derived from them beside
+// the fields they come from; flops_per_sample is the given or derived figure.
 json profile_to_json(const Profile& p) {
-  json distribution = json::array();
-  for (const auto& bucket : p.data.sample_size_distribution)
-    distribution.push_back({{"bytes", bucket.bytes}, {"share", bucket.share}});
-  const Thresholds& t = p.thresholds;
-  json thresholds{{"utilization_healthy", t.utilization_healthy},
-                  {"utilization_min", t.utilization_min},
-                  {"memory_peak_max", t.memory_peak_max},
-                  {"comm_share_max", t.comm_share_max},
-                  {"data_wait_max", t.data_wait_max},
-                  {"host_ram_to_gpu_memory_min", t.host_ram_to_gpu_memory_min},
-                  {"cpu_cores_per_gpu_min", t.cpu_cores_per_gpu_min},
-                  {"gpu_spread_max", t.gpu_spread_max},
-                  {"upgrade_utilization_min", t.upgrade_utilization_min},
-                  {"upgrade_memory_min", t.upgrade_memory_min},
-                  {"upgrade_wait_max", t.upgrade_wait_max}};
-  if (t.step_time_max_s) thresholds["step_time_max_s"] = *t.step_time_max_s;
-  return {{"name", p.name},
-          {"description", p.description},
-          {"path", p.source_path},
-          {"category", to_string(p.category)},
-          {"model",
-           {{"parameters", p.model.parameters},
-            {"trainable_parameters", p.model.trainable_parameters},
-            {"dtype", p.model.dtype},
-            {"flops_per_sample", p.flops_per_sample()},
-            {"tokens_per_sample", p.model.tokens_per_sample.value_or(0)},
-            {"optimizer", p.model.optimizer},
-            {"bytes_per_parameter", p.model.bytes_per_parameter},
-            {"gradient_bytes_per_parameter", p.model.gradient_bytes_per_parameter},
-            {"model_state_bytes", p.model_state_bytes()},
-            {"gradient_bytes", p.gradient_bytes()},
-            {"activation_bytes_per_sample", p.model.activation_bytes_per_sample},
-            {"memory_traffic_bytes_per_sample", p.model.memory_traffic_bytes_per_sample}}},
-          {"data",
-           {{"sample_bytes", p.data.sample_bytes},
-            {"sample_size_distribution", distribution},
-            {"dataset_bytes", p.data.dataset_bytes},
-            {"access", to_string(p.data.access)},
-            {"decode", to_string(p.data.decode)},
-            {"device_bytes_per_sample", p.data.device_bytes_per_sample}}},
-          {"training",
-           {{"micro_batch_per_gpu", p.training.micro_batch_per_gpu},
-            {"gradient_accumulation", p.training.gradient_accumulation},
-            {"samples_per_step_per_gpu", p.samples_per_step_per_gpu()},
-            {"model_efficiency", p.training.model_efficiency},
-            {"comm_overlap", p.training.comm_overlap},
-            {"sharding", to_string(p.training.sharding)},
-            {"checkpoint_bytes", p.training.checkpoint_bytes},
-            {"checkpoint_interval_s", p.training.checkpoint_interval_s},
-            {"target_run_samples", p.target_run_samples().value_or(0)},
-            {"target_tokens", p.training.target_tokens.value_or(0)}}},
-          {"thresholds", thresholds}};
+  json out = profile_fields_json(p);
+  out["path"] = p.source_path;
+  const ProfileField& flops = profile_field(FieldId::flops_per_sample);
+  out[std::string(flops.section)][std::string(flops.json_name())] = p.flops_per_sample();
+  out["model"]["model_state_bytes"] = p.model_state_bytes();
+  out["model"]["gradient_bytes"] = p.gradient_bytes();
+  out["training"]["samples_per_step_per_gpu"] = p.samples_per_step_per_gpu();
+  out["training"]["target_run_samples"] = p.target_run_samples().value_or(0);
+  return out;
 }
 
 std::string render_profile(const Profile& p) {

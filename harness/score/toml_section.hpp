@@ -13,15 +13,10 @@
 
 #include "harness/core/errors.hpp"
 #include "harness/core/units.hpp"
+#include "harness/score/field_bound.hpp"
 
 namespace nodeaudit::score::detail {
 
-enum class Bound { positive, non_negative, fraction, any };
-
-// The largest value any profile number may hold unless its field says less: far above every real
-// workload (10^18 bytes is an exabyte, 10^18 samples or FLOPs per sample are not trained), and far
-// enough below the double's range that the products the scorer forms stay finite.
-inline constexpr double default_max_value = 1e18;
 
 [[noreturn]] inline void fail_at(const std::string& path, const toml::source_position& pos, const std::string& why) {
   throw UsageError(fmt::format("{}:{}:{}", path, pos.line == 0 ? 1 : pos.line, pos.column == 0 ? 1 : pos.column), why);

@@ -3,7 +3,10 @@
 // the category default a CPU job keeps.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "harness/learn/learned_job.hpp"
+#include "harness/learn/learned_profile.hpp"
 
 namespace nodeaudit::learn {
 namespace {
@@ -48,6 +51,31 @@ TEST(LearnedJob, WithoutTheDtypesGemmFigureTheCategoryDefaultStays) {
   const LearnedJob job = learn_from_records(gpu_job(), inputs);
   EXPECT_DOUBLE_EQ(job.fields.model_efficiency.value, 0.44);
   EXPECT_EQ(job.fields.model_efficiency.how.rfind("default for the category", 0), 0u) << job.fields.model_efficiency.how;
+}
+
+// The profile learn writes is read back, field by field through the table, as the values it learned
+// (integers rounded, numbers as the TOML keeps them).
+TEST(LearnedJob, TheLearnedProfileReadsBackAsLearned) {
+  LearnInputs inputs{0, 2, 1, {{"compute-intensive", 0.44}}, {{"bf16", 800}}, "node.json"};
+  const LearnedJob job = learn_from_records(gpu_job(), inputs);
+  const score::Profile profile = score::parse_profile(learned_profile_toml(job, "job", "python train.py"), "learned.toml");
+  int compared = 0;
+  for (const score::ProfileField& field : score::profile_fields()) {
+    const auto learned = learned_field(job, field.id);
+    if (!learned) continue;
+    SCOPED_TRACE(std::string(field.key));
+    const score::FieldValue read = field.access.get(profile);
+    if (const auto* text = std::get_if<std::string>(&learned->value)) {
+      EXPECT_EQ(std::get<std::string>(read), *text);
+    } else {
+      const double value = std::get<double>(learned->value);
+      const double expected = field.kind == score::FieldKind::integer ? std::max(1.0, std::round(value)) : value;
+      // From 1000 up the TOML holds whole numbers; below, 6 significant digits.
+      EXPECT_NEAR(std::get<double>(read), expected, std::fabs(expected) >= 1e3 ? 0.5 : 1e-5 * std::max(1.0, std::fabs(expected)));
+    }
+    ++compared;
+  }
+  EXPECT_GE(compared, 20);
 }
 
 }  // namespace
