@@ -59,7 +59,11 @@ void ProbeContext::set_partial_keeper(EntryKeeper keeper, EntryBuilder builder) 
 
 nlohmann::json ProbeContext::entry_so_far(const Outcome& if_ended_now) const {
   if (builder_) return builder_(if_ended_now);
-  return probe_entry("", if_ended_now, params_.to_json(), 0, metrics_, findings_, info_);
+  return probe_entry({.outcome = if_ended_now,
+                      .params = params_.to_json(),
+                      .metrics = metrics_,
+                      .findings = findings_,
+                      .info = info_});
 }
 
 bool ProbeContext::cancelled() const { return cancel_flag_ != nullptr && cancel_flag_->load(); }

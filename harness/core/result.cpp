@@ -30,15 +30,19 @@ nlohmann::json finding_to_json(const Finding& finding) {
   return {{"severity", to_string(finding.severity)}, {"code", finding.code}, {"message", finding.message}};
 }
 
-nlohmann::json probe_entry(const std::string& id, const Outcome& outcome, const nlohmann::json& params,
-                           double duration_s, const std::vector<Metric>& metrics,
-                           const std::vector<Finding>& findings, const nlohmann::json& info) {
-  nlohmann::json entry = {{"id", id},         {"status", to_string(outcome.status)}, {"reason", outcome.reason},
-                          {"params", params}, {"duration_s", duration_s},            {"metrics", nlohmann::json::array()},
-                          {"findings", nlohmann::json::array()}, {"info", info},     {"telemetry", nlohmann::json::object()}};
-  if (outcome.input_error) entry["input_error"] = true;
-  for (const auto& m : metrics) entry["metrics"].push_back(metric_to_json(m));
-  for (const auto& f : findings) entry["findings"].push_back(finding_to_json(f));
+nlohmann::json probe_entry(const ProbeRecord& r) {
+  nlohmann::json entry = {{"id", r.id},
+                          {"status", to_string(r.outcome.status)},
+                          {"reason", r.outcome.reason},
+                          {"params", r.params},
+                          {"duration_s", r.duration_s},
+                          {"metrics", nlohmann::json::array()},
+                          {"findings", nlohmann::json::array()},
+                          {"info", r.info},
+                          {"telemetry", nlohmann::json::object()}};
+  if (r.outcome.input_error) entry["input_error"] = true;
+  for (const auto& m : r.metrics) entry["metrics"].push_back(metric_to_json(m));
+  for (const auto& f : r.findings) entry["findings"].push_back(finding_to_json(f));
   return entry;
 }
 

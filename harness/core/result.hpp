@@ -16,10 +16,20 @@ inline constexpr const char* result_schema = "nodeaudit.result/1";
 nlohmann::json metric_to_json(const Metric& metric);
 nlohmann::json finding_to_json(const Finding& finding);
 
+// What a probe's entry in the result document is made of, each part named where it is given (a
+// probe left out is `{.id = ..., .outcome = Outcome::skipped(why)}`).
+struct ProbeRecord {
+  std::string id;
+  Outcome outcome;
+  nlohmann::json params = nlohmann::json::object();
+  double duration_s = 0;
+  std::vector<Metric> metrics;
+  std::vector<Finding> findings;
+  nlohmann::json info = nlohmann::json::object();
+};
+
 // A probe entry with everything but telemetry.
-nlohmann::json probe_entry(const std::string& id, const Outcome& outcome, const nlohmann::json& params,
-                           double duration_s, const std::vector<Metric>& metrics,
-                           const std::vector<Finding>& findings, const nlohmann::json& info);
+nlohmann::json probe_entry(const ProbeRecord& record);
 
 // The top-level document with no probes yet.
 nlohmann::json new_result_document(const std::string& level, const std::string& profile,

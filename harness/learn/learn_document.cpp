@@ -183,7 +183,13 @@ json learn_probe_entry(const LearnedJob& job, const JobRun& run, const LearnRunI
   if (info.status != "ok") details["last_lines"] = run.last_lines;
   std::vector<Finding> findings;
   for (const auto& note : job.notes) findings.push_back({Severity::info, "learn.not_learned", note});
-  return probe_entry(learn_probe_id, outcome, params, run.wall_s, step_metrics(job, load), findings, details);
+  return probe_entry({.id = learn_probe_id,
+                      .outcome = outcome,
+                      .params = params,
+                      .duration_s = run.wall_s,
+                      .metrics = step_metrics(job, load),
+                      .findings = findings,
+                      .info = details});
 }
 
 }  // namespace nodeaudit::learn

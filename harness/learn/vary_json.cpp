@@ -74,7 +74,8 @@ json vary_probe_entry(const VaryReport& report, const std::vector<VaryRun>& runs
                {"best_profile", report.best_profile_path}, {"advice", report.advice}, {"runs", run_list}};
   if (report.price_per_hour) info["price_per_hour"] = *report.price_per_hour;
   const Outcome outcome = failed ? Outcome::failed("a run failed for at least one value; the others are kept") : Outcome::ok();
-  json entry = probe_entry("learn.vary", outcome, params, wall_s, metrics, {}, info);
+  json entry =
+      probe_entry({.id = "learn.vary", .outcome = outcome, .params = params, .duration_s = wall_s, .metrics = metrics, .info = info});
   // Each repeat is a run of its own (a fresh job): its figure is that run's figure, so the repeats are
   // the runs whose scatter compare measures noise from, as rounds are for `run`.
   for (auto& metric : entry["metrics"])

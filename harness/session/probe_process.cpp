@@ -118,7 +118,7 @@ ChildEnd supervise(pid_t pid, double deadline_s, double grace_s, const std::atom
 
 nlohmann::json entry_without_figures(const std::string& id, Status status, const std::string& reason,
                                      const nlohmann::json& params, double duration_s) {
-  return probe_entry(id, Outcome{status, reason}, params, duration_s, {}, {}, nlohmann::json::object());
+  return probe_entry({.id = id, .outcome = Outcome{status, reason}, .params = params, .duration_s = duration_s});
 }
 
 }  // namespace
@@ -131,7 +131,13 @@ nlohmann::json run_probe_in_process(const ProbeSpec& spec, const ParamValues& pa
   ProbeContext ctx(params, settings, &cancel, deadline);
   if (keeper)
     ctx.set_partial_keeper(keeper, [&](const Outcome& if_ended_now) {
-      return probe_entry(spec.id, if_ended_now, params.to_json(), seconds_since(start), ctx.metrics(), ctx.findings(), ctx.info());
+      return probe_entry({.id = spec.id,
+                          .outcome = if_ended_now,
+                          .params = params.to_json(),
+                          .duration_s = seconds_since(start),
+                          .metrics = ctx.metrics(),
+                          .findings = ctx.findings(),
+                          .info = ctx.info()});
     });
   Outcome outcome;
   if (!spec.body) {
@@ -144,7 +150,13 @@ nlohmann::json run_probe_in_process(const ProbeSpec& spec, const ParamValues& pa
     }
   }
   if (cancel.load() && outcome.status == Status::ok) outcome = Outcome::interrupted();
-  nlohmann::json entry = probe_entry(spec.id, outcome, params.to_json(), seconds_since(start), ctx.metrics(), ctx.findings(), ctx.info());
+  nlohmann::json entry = probe_entry({.id = spec.id,
+                                      .outcome = outcome,
+                                      .params = params.to_json(),
+                                      .duration_s = seconds_since(start),
+                                      .metrics = ctx.metrics(),
+                                      .findings = ctx.findings(),
+                                      .info = ctx.info()});
   // The share of the level's work this round measured (the quick level splits it over its rounds).
   if (settings.rounds_sharing_budget > 1) entry["round_work_share"] = 1.0 / settings.rounds_sharing_budget;
   return entry;

@@ -13,8 +13,7 @@ std::optional<nlohmann::json> entry_left_out_by_profile(const ProbeSpec& spec, c
                                                         bool only_given) {
   const auto left_out = left_out_by_profile(spec, extras, only_given);
   if (!left_out) return std::nullopt;
-  return probe_entry(spec.id, Outcome::skipped(*left_out), nlohmann::json::object(), 0, {}, {},
-                     nlohmann::json::object());
+  return probe_entry({.id = spec.id, .outcome = Outcome::skipped(*left_out)});
 }
 
 nlohmann::json run_profile_probes(const ProfileProbesRequest& request, const std::atomic<bool>& interrupt) {

@@ -136,8 +136,8 @@ nlohmann::json RoundsOfRun::probes_block(const std::vector<const ProbeSpec*>& pl
     if (!entries_[i].empty())
       probes.push_back(merged(i));
     else if (ended_by_interrupt)
-      probes.push_back(probe_entry(plan[i]->id, Outcome{Status::interrupted, "not started: the run was interrupted"},
-                                   nlohmann::json::object(), 0, {}, {}, nlohmann::json::object()));
+      probes.push_back(probe_entry(
+          {.id = plan[i]->id, .outcome = Outcome{Status::interrupted, "not started: the run was interrupted"}}));
   }
   return probes;
 }

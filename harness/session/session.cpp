@@ -95,9 +95,9 @@ nlohmann::json Session::entry_in_process(const ProbeSpec& spec, const EntryReque
 // watchdogs; the others measure one node and are recorded as skipped.
 nlohmann::json Session::entry_as_mpi_rank(const ProbeSpec& spec, const EntryRequest& request) const {
   if (!spec.across_mpi_ranks)
-    return probe_entry(spec.id,
-                       Outcome::skipped("measures one node, not an MPI job: run `nodeaudit run` without mpirun for it"),
-                       nlohmann::json::object(), 0, {}, {}, nlohmann::json::object());
+    return probe_entry(
+        {.id = spec.id,
+         .outcome = Outcome::skipped("measures one node, not an MPI job: run `nodeaudit run` without mpirun for it")});
   const RunSettings settings = settings_for(spec);
   const ParamValues params = resolve_params(spec.params, request.param_texts, settings.level);
   nlohmann::json entry = run_probe_in_process(spec, params, settings, interrupt_,

@@ -26,7 +26,13 @@ nlohmann::json watch_probe_entry(const WatchSeries& series, const Diagnosis& dia
   }
   const nlohmann::json info = {{"summary", diagnosis.summary}, {"ended_by", run.ended_by}, {"samples", series.size()},
                                {"gpu_series", !series.gpus.empty()}, {"diagnosis", detail}, {"series", series_to_json(series)}};
-  nlohmann::json entry = probe_entry(watch_probe_id, outcome, params, run.wall_s, diagnosis.metrics, findings, info);
+  nlohmann::json entry = probe_entry({.id = watch_probe_id,
+                                      .outcome = outcome,
+                                      .params = params,
+                                      .duration_s = run.wall_s,
+                                      .metrics = diagnosis.metrics,
+                                      .findings = findings,
+                                      .info = info});
   entry["telemetry"] = summarize_telemetry(series.rows(), series.interval_s, series.gpus.empty() ? series.gpu_note : "");
   return entry;
 }

@@ -14,8 +14,12 @@ namespace {
 nlohmann::json sample_document() {
   nlohmann::json doc = new_result_document("quick", "", {"nodeaudit", "run"}, {{"host", {{"hostname", "h"}}}});
   const Metric m{"bandwidth", unit::gbps, Better::higher, {{"kernel", "triad"}}, {10, 12, 11}};
-  doc["probes"].push_back(probe_entry("host.memory-bandwidth", Outcome::ok(), {{"threads", 2}}, 1.5, {m},
-                                      {Finding{Severity::warn, "x.y", "msg"}}, nlohmann::json::object()));
+  doc["probes"].push_back(probe_entry({.id = "host.memory-bandwidth",
+                                       .outcome = Outcome::ok(),
+                                       .params = {{"threads", 2}},
+                                       .duration_s = 1.5,
+                                       .metrics = {m},
+                                       .findings = {Finding{Severity::warn, "x.y", "msg"}}}));
   return doc;
 }
 

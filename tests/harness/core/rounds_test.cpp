@@ -12,8 +12,7 @@ namespace {
 nlohmann::json round_entry(const std::vector<double>& samples, const std::string& status = "ok") {
   Metric m{"bandwidth", "GB/s", Better::higher, {{"kernel", "triad"}}, samples};
   Outcome outcome{status == "ok" ? Status::ok : parse_status(status), status == "ok" ? "" : "it broke"};
-  return probe_entry("host.memory-bandwidth", outcome, nlohmann::json::object(), 2.0, {m}, {},
-                     nlohmann::json::object());
+  return probe_entry({.id = "host.memory-bandwidth", .outcome = outcome, .duration_s = 2.0, .metrics = {m}});
 }
 
 }  // namespace
