@@ -129,16 +129,18 @@ nlohmann::json run_probe_in_process(const ProbeSpec& spec, const ParamValues& pa
   const auto start = clock_type::now();
   const auto deadline = start + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(deadline_s));
   ProbeContext ctx(params, settings, &cancel, deadline);
-  if (keeper)
-    ctx.set_partial_keeper(keeper, [&](const Outcome& if_ended_now) {
-      return probe_entry({.id = spec.id,
-                          .outcome = if_ended_now,
-                          .params = params.to_json(),
-                          .duration_s = seconds_since(start),
-                          .metrics = ctx.metrics(),
-                          .findings = ctx.findings(),
-                          .info = ctx.info()});
-    });
+  // The entry as it stands with this outcome: kept while the probe runs (a peer's death must not
+  // lose the figures so far), and made once more when it has ended.
+  const auto entry_as_of = [&](const Outcome& outcome) {
+    return probe_entry({.id = spec.id,
+                        .outcome = outcome,
+                        .params = params.to_json(),
+                        .duration_s = seconds_since(start),
+                        .metrics = ctx.metrics(),
+                        .findings = ctx.findings(),
+                        .info = ctx.info()});
+  };
+  if (keeper) ctx.set_partial_keeper(keeper, entry_as_of);
   Outcome outcome;
   if (!spec.body) {
     outcome = Outcome::skipped("not built (" + spec.not_built_reason.value_or("unknown reason") + ")");
@@ -150,13 +152,7 @@ nlohmann::json run_probe_in_process(const ProbeSpec& spec, const ParamValues& pa
     }
   }
   if (cancel.load() && outcome.status == Status::ok) outcome = Outcome::interrupted();
-  nlohmann::json entry = probe_entry({.id = spec.id,
-                                      .outcome = outcome,
-                                      .params = params.to_json(),
-                                      .duration_s = seconds_since(start),
-                                      .metrics = ctx.metrics(),
-                                      .findings = ctx.findings(),
-                                      .info = ctx.info()});
+  nlohmann::json entry = entry_as_of(outcome);
   // The share of the level's work this round measured (the quick level splits it over its rounds).
   if (settings.rounds_sharing_budget > 1) entry["round_work_share"] = 1.0 / settings.rounds_sharing_budget;
   return entry;
